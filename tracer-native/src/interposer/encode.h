@@ -1,0 +1,227 @@
+/* Encoders for the bodies of apptrace.proto's Event, one per message type.
+ *
+ * Each enc_* writes one body field of an Event (tag, length and the message's fields) from a plain
+ * C struct whose members have the proto field's name. They are pure (no globals, no allocation),
+ * so tests/native/test_encode.c can write every message type with known values and the Java
+ * EncoderConformanceTest can check them field by field against the generated decoder.
+ */
+#ifndef APPTRACE_ENCODE_H
+#define APPTRACE_ENCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pbwire.h"
+#include "schema.h"
+
+/* Caps that keep every event far below a packet (see record.h). */
+#define ENC_MAX_ARGV 256
+#define ENC_MAX_ARG_BYTES 4096
+#define ENC_MAX_PATH 4096
+#define ENC_MAX_NAME 2048
+#define ENC_MAX_KERNEL_PARAMS 256
+#define ENC_MAX_LAUNCH_ARGS 4096
+#define ENC_MAX_MODULES 64
+
+typedef struct {
+    uint32_t pid, ppid, uid;
+    const char *argv_buf;  /* NUL-separated arguments (as /proc/self/cmdline holds them) */
+    uint32_t argv_len;
+    uint64_t monotonic_ns, realtime_ns;
+    const char *executable, *hostname, *collector_version, *cupti_status, *clock_source;
+    bool simulated_device, cupti_enabled;
+    uint64_t malloc_threshold_bytes;
+} enc_process_start;
+
+typedef struct {
+    uint32_t tid;
+    const char *name;
+    bool main_thread;
+} enc_thread_start;
+
+typedef struct {
+    const char *path;
+    uint64_t start, end, file_offset;
+    const char *build_id;
+    uint64_t load_bias;
+} enc_module;
+
+typedef struct {
+    int kind; /* PB_MemoryKind_* */
+    uint64_t ptr, bytes;
+    uint32_t flags;
+    int32_t device;
+    uint64_t stream, pitch, width, height, depth;
+    const char *host_function;
+    uint64_t previous_ptr;
+} enc_alloc;
+
+typedef struct {
+    int kind;
+    uint64_t ptr, stream;
+    int32_t device;
+} enc_free;
+
+typedef struct {
+    uint64_t dst, src, bytes;
+    int kind_called, kind_resolved, resolution;
+    uint64_t stream;
+    bool async;
+    int32_t dst_device, src_device;
+    uint32_t dims;
+    uint64_t dpitch, spitch, width, height, depth;
+    const char *symbol;
+    uint64_t symbol_host_address, symbol_offset;
+    int32_t dst_memory_type, src_memory_type, device;
+} enc_copy;
+
+typedef struct {
+    uint64_t ptr;
+    int32_t value;
+    uint64_t bytes, stream;
+    bool async;
+    uint32_t dims;
+    uint64_t pitch, width, height, depth;
+    int32_t device;
+} enc_memset;
+
+typedef struct {
+    uint32_t index, offset, size;
+    int type; /* PB_ParamType_* */
+    const char *type_name;
+    uint32_t recorded_offset, recorded_size;
+} enc_kernel_param;
+
+typedef struct {
+    uint64_t kernel_id;
+    const char *mangled_name, *demangled_name;
+    const enc_kernel_param *params;
+    uint32_t nparams;
+    int decode;
+    uint32_t params_bytes;
+} enc_kernel_info;
+
+typedef struct {
+    uint64_t kernel_id;
+    uint32_t grid_x, grid_y, grid_z, block_x, block_y, block_z;
+    uint64_t shared_mem_bytes, stream;
+    const void *args;
+    uint32_t args_len;
+    int decode;
+    bool args_truncated, cooperative;
+    int32_t device;
+} enc_launch;
+
+typedef struct {
+    uint64_t stream;
+    uint32_t flags;
+    int32_t priority, device;
+} enc_stream_op;
+
+typedef struct {
+    uint64_t event, stream;
+    uint32_t flags;
+} enc_event_op;
+
+typedef struct {
+    int scope; /* PB_SyncScope_* */
+    uint64_t stream, event;
+    int32_t device;
+} enc_sync;
+
+typedef struct {
+    int32_t device, peer;
+    uint32_t flags;
+    bool enable;
+} enc_peer;
+
+typedef struct {
+    uint64_t ptr, bytes;
+    int32_t device;
+    uint64_t stream;
+    int32_t location_type;
+} enc_prefetch;
+
+typedef struct {
+    uint64_t ptr, bytes;
+    int32_t advice, device, location_type;
+} enc_advise;
+
+typedef struct {
+    uint64_t stream, function, user_data;
+} enc_callback;
+
+typedef struct {
+    uint64_t host_address;
+    const char *name;
+    uint64_t bytes;
+    bool constant, managed;
+    uint64_t device_address;
+} enc_symbol;
+
+typedef struct {
+    uint64_t correlation_id;
+    int kind; /* PB_GpuActivityKind_* */
+    uint64_t start_ns, end_ns;
+    int32_t device;
+    uint64_t stream_id;
+    uint32_t context;
+    int copy_kind, src_kind, dst_kind;
+    uint64_t bytes;
+    const char *name;
+    int32_t src_device, dst_device;
+    uint32_t grid_x, grid_y, grid_z, block_x, block_y, block_z;
+    uint32_t value, flags;
+} enc_gpu;
+
+typedef struct {
+    uint64_t records, bytes;
+    const char *reason;
+    uint64_t since_ns;
+} enc_loss;
+
+typedef struct {
+    int32_t exit_code, signal;
+    uint64_t events, dropped;
+    const char *cudart_path;
+    uint64_t cuda_calls;
+} enc_process_end;
+
+/* The fields every Event starts with. */
+typedef struct {
+    uint64_t entry_ns, duration_ns;
+    int api;
+    int32_t result;
+    uint64_t call_site, correlation_id;
+} enc_event_head;
+
+void enc_event_head_fields(pbw *w, const enc_event_head *h);
+void enc_process_start_body(pbw *w, const enc_process_start *m);
+void enc_thread_start_body(pbw *w, const enc_thread_start *m);
+void enc_modules_body(pbw *w, const enc_module *mods, uint32_t n);
+void enc_set_device_body(pbw *w, int32_t device, uint32_t flags);
+void enc_alloc_body(pbw *w, const enc_alloc *m);
+void enc_free_body(pbw *w, const enc_free *m);
+void enc_copy_body(pbw *w, const enc_copy *m);
+void enc_memset_body(pbw *w, const enc_memset *m);
+void enc_kernel_info_body(pbw *w, const enc_kernel_info *m);
+void enc_launch_body(pbw *w, const enc_launch *m);
+void enc_stream_body(pbw *w, const enc_stream_op *m);
+void enc_event_op_body(pbw *w, const enc_event_op *m);
+void enc_sync_body(pbw *w, const enc_sync *m);
+void enc_peer_body(pbw *w, const enc_peer *m);
+void enc_prefetch_body(pbw *w, const enc_prefetch *m);
+void enc_advise_body(pbw *w, const enc_advise *m);
+void enc_callback_body(pbw *w, const enc_callback *m);
+void enc_symbol_body(pbw *w, const enc_symbol *m);
+void enc_fork_body(pbw *w, uint32_t child_pid);
+void enc_gpu_body(pbw *w, const enc_gpu *m);
+void enc_clock_sync_body(pbw *w, uint64_t gpu_clock_ns, uint64_t monotonic_ns, const char *source);
+void enc_loss_body(pbw *w, const enc_loss *m);
+void enc_process_end_body(pbw *w, const enc_process_end *m);
+void enc_note_body(pbw *w, const char *text, const char *severity);
+
+/* The header of a Batch (pid, tid, seq); its events follow as repeated field 4. */
+void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq);
+
+#endif

@@ -1,0 +1,280 @@
+/* Per-thread event buffers and the Event writer (see record.h). */
+#include "record.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define AT_MAX_BUFS 4096
+/* How long a flush from another thread waits for a buffer's owner to finish its event. */
+#define AT_FLUSH_SPINS (1u << 22)
+
+__thread at_thread at_tls AT_TLS;
+/* Set while this thread is between at_begin and at_commit (its buffer lock is its own). */
+static __thread bool in_event AT_TLS;
+
+static at_buf *_Atomic bufs[AT_MAX_BUFS];
+static _Atomic int nbufs;
+static _Atomic uint64_t dropped_events; /* events that did not fit or had no buffer */
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *unused) {
+    (void)unused;
+    at_thread_detach();
+}
+
+static void make_key(void) {
+    pthread_key_create(&thread_key, thread_exit);
+}
+
+static inline void cpu_relax(void) {
+    __asm__ __volatile__("pause" ::: "memory");
+}
+
+static void lock_own(at_buf *b) {
+    while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire)) {
+        cpu_relax(); /* another thread is sending this buffer: wait for its sendmsg */
+    }
+}
+
+static bool try_lock_bounded(at_buf *b) {
+    for (uint32_t i = 0; i < AT_FLUSH_SPINS; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_weak_explicit(&b->lock, &expected, 1, memory_order_acquire,
+                                                  memory_order_relaxed)) {
+            return true;
+        }
+        cpu_relax();
+    }
+    return false;
+}
+
+static void unlock(at_buf *b) {
+    atomic_store_explicit(&b->lock, 0, memory_order_release);
+}
+
+/* Sends the buffer's unsent events as one Batch. The caller holds the lock (or is a crash flush
+ * on its own thread). A failed send loses the events; the transport counts and reports that. */
+static void send_events(at_buf *b, uint64_t now_ns) {
+    if (b->len > b->sent) {
+        uint8_t head[32];
+        pbw w;
+        pbw_init(&w, head, sizeof head);
+        enc_batch_head(&w, at_pid(), b->tid, b->seq);
+        at_transport_send(head, (uint32_t)(w.p - head), b->data + b->sent, b->len - b->sent);
+        b->seq++;
+    }
+    b->len = 0;
+    b->sent = 0;
+    b->last_flush_ns = now_ns;
+}
+
+/* A new buffer, owned by `tid` before any other thread can see it in the registry (a buffer
+ * published with owner 0 could be claimed by a second thread attaching at the same moment). */
+static at_buf *new_buffer(uint32_t tid) {
+    void *m = mmap(NULL, sizeof(at_buf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    atomic_store(&((at_buf *)m)->owner, tid);
+    int slot = atomic_fetch_add(&nbufs, 1);
+    if (slot >= AT_MAX_BUFS) {
+        atomic_fetch_sub(&nbufs, 1);
+        munmap(m, sizeof(at_buf));
+        return NULL;
+    }
+    atomic_store_explicit(&bufs[slot], (at_buf *)m, memory_order_release);
+    return m;
+}
+
+static uint32_t gettid_cached(void) {
+    if (at_tls.tid == 0) at_tls.tid = (uint32_t)syscall(SYS_gettid);
+    return at_tls.tid;
+}
+
+/* Gives this thread a buffer (a free one left by an exited thread, or a new one) and writes its
+ * ThreadStart record. */
+static at_buf *thread_attach(void) {
+    uint32_t tid = gettid_cached();
+    at_buf *b = NULL;
+    int n = atomic_load(&nbufs);
+    for (int i = 0; i < n && b == NULL; i++) {
+        at_buf *cand = atomic_load_explicit(&bufs[i], memory_order_acquire);
+        uint32_t free_owner = 0;
+        if (cand && atomic_compare_exchange_strong(&cand->owner, &free_owner, tid)) b = cand;
+    }
+    if (b == NULL) {
+        b = new_buffer(tid);
+        if (b == NULL) return NULL;
+    }
+    at_clock_anchor();
+    lock_own(b);
+    b->tid = tid;
+    b->seq = 0;
+    b->len = b->sent = 0;
+    b->last_flush_ns = at_now_ns();
+    unlock(b);
+    at_tls.buf = b;
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(thread_key, b);
+
+    at_event e;
+    if (at_begin_record(&e, b->last_flush_ns)) {
+        char name[17] = {0};
+        prctl(PR_GET_NAME, name, 0, 0, 0);
+        enc_thread_start m = {.tid = tid, .name = name, .main_thread = tid == at_pid()};
+        enc_thread_start_body(&e.w, &m);
+        at_commit(&e);
+    }
+    return b;
+}
+
+static bool begin(at_event *e, const enc_event_head *head) {
+    /* Only a signal handler can get here while this thread is writing an event (its buffer lock
+     * is its own): waiting for the lock would never end, so that record is not written. */
+    if (AT_UNLIKELY(in_event)) {
+        atomic_fetch_add(&dropped_events, 1);
+        return false;
+    }
+    at_buf *b = at_tls.buf;
+    if (AT_UNLIKELY(b == NULL)) {
+        b = thread_attach();
+        if (b == NULL) {
+            atomic_fetch_add(&dropped_events, 1);
+            return false;
+        }
+    }
+    lock_own(b);
+    in_event = true;
+    e->buf = b;
+    pbw_init(&e->w, b->data + b->len, AT_BUF_CAP - b->len);
+    e->event_len = pbw_begin(&e->w, PB_Batch_events);
+    enc_event_head_fields(&e->w, head);
+    return true;
+}
+
+bool at_begin(at_event *e, const at_call *c, int result) {
+    static _Atomic bool armed;
+    /* API calls only: host allocations can come from other libraries' constructors, before the
+     * loader has registered its own exit handler. */
+    if (AT_UNLIKELY(!atomic_load_explicit(&armed, memory_order_relaxed)) && c->api != 0) {
+        atomic_store(&armed, true);
+        at_arm_exit_handler();
+    }
+    e->exit_ns = at_now_ns();
+    enc_event_head head = {
+        .entry_ns = c->entry_ns,
+        .duration_ns = e->exit_ns - c->entry_ns,
+        .api = c->api,
+        .result = result,
+        .call_site = c->call_site,
+        .correlation_id = at_tls.correlation,
+    };
+    at_tls.correlation = 0;
+    if (!begin(e, &head)) return false;
+    if (c->api != 0) e->buf->calls++; /* host allocations are events, not CUDA calls */
+    return true;
+}
+
+bool at_begin_record(at_event *e, uint64_t time_ns) {
+    e->exit_ns = time_ns;
+    enc_event_head head = {.entry_ns = time_ns};
+    return begin(e, &head);
+}
+
+void at_commit(at_event *e) {
+    at_buf *b = e->buf;
+    pbw_end(&e->w, e->event_len);
+    if (AT_LIKELY(!e->w.overflow)) {
+        b->len = (uint32_t)(e->w.p - b->data);
+        b->events++;
+    } else {
+        atomic_fetch_add(&dropped_events, 1);
+    }
+    if (b->len >= AT_FLUSH_BYTES || e->exit_ns - b->last_flush_ns >= AT_FLUSH_NS ||
+        atomic_load_explicit(&at_exiting, memory_order_relaxed)) {
+        send_events(b, e->exit_ns);
+        at_clock_anchor(); /* the owner thread: keep its derived clock within ~1 us */
+    }
+    in_event = false;
+    unlock(b);
+}
+
+void at_flush_all(void) {
+    uint64_t now = at_now_ns();
+    int n = atomic_load(&nbufs);
+    for (int i = 0; i < n; i++) {
+        at_buf *b = atomic_load_explicit(&bufs[i], memory_order_acquire);
+        if (b == NULL || atomic_load(&b->owner) == 0) continue;
+        if (b == at_tls.buf && in_event) {
+            /* A signal arrived while this thread was writing an event: send what is complete and
+             * leave the rest for the interrupted writer, which continues after `sent`. */
+            if (b->len > b->sent) {
+                uint8_t head[32];
+                pbw w;
+                pbw_init(&w, head, sizeof head);
+                enc_batch_head(&w, at_pid(), b->tid, b->seq++);
+                at_transport_send(head, (uint32_t)(w.p - head), b->data + b->sent, b->len - b->sent);
+                b->sent = b->len;
+            }
+            continue;
+        }
+        if (!try_lock_bounded(b)) continue; /* its owner is stuck mid-event: skip, never block */
+        send_events(b, now);
+        unlock(b);
+    }
+}
+
+void at_thread_detach(void) {
+    at_buf *b = at_tls.buf;
+    if (b == NULL) return;
+    lock_own(b);
+    send_events(b, at_now_ns());
+    at_tls.buf = NULL;
+    atomic_store(&b->owner, 0);
+    unlock(b);
+}
+
+void at_buffers_after_fork_child(void) {
+    /* Only the forking thread exists in the child. Every buffer's events belong to the parent,
+     * which sends them; the child starts empty, with its own (new) thread identity. */
+    int n = atomic_load(&nbufs);
+    for (int i = 0; i < n; i++) {
+        at_buf *b = atomic_load_explicit(&bufs[i], memory_order_acquire);
+        if (b == NULL) continue;
+        atomic_store(&b->lock, 0);
+        b->len = b->sent = 0;
+        b->events = 0;
+        b->calls = 0;
+        atomic_store(&b->owner, 0);
+    }
+    in_event = false;
+    at_tls.buf = NULL;
+    at_tls.tid = 0;
+}
+
+uint64_t at_events_total(void) {
+    uint64_t total = 0;
+    int n = atomic_load(&nbufs);
+    for (int i = 0; i < n; i++) {
+        at_buf *b = atomic_load_explicit(&bufs[i], memory_order_acquire);
+        if (b) total += b->events;
+    }
+    return total;
+}
+
+uint64_t at_calls_total(void) {
+    uint64_t total = 0;
+    int n = atomic_load(&nbufs);
+    for (int i = 0; i < n; i++) {
+        at_buf *b = atomic_load_explicit(&bufs[i], memory_order_acquire);
+        if (b) total += b->calls;
+    }
+    return total;
+}
+
+uint64_t at_events_dropped(void) {
+    return atomic_load(&dropped_events) + at_transport_dropped();
+}

@@ -1,0 +1,142 @@
+/* The one recorder every hook hands its data to.
+ *
+ * Each thread owns a buffer (mmap'd, never malloc'd) of encoded Events. A hook:
+ *
+ *     at_call c;
+ *     if (!AT_ENTER(&c, APPTRACE_API_cudaMalloc)) return real(...);   // not traced: pass through
+ *     cudaError_t r = real(...);
+ *     at_event e;
+ *     if (at_begin(&e, &c, r)) { enc_alloc_body(&e.w, &rec); at_commit(&e); }
+ *     at_leave(&c);
+ *
+ * AT_ENTER is false when tracing is off or when the call is made from inside another hook (the
+ * recursion guard: calls the runtime makes internally, and calls apptrace itself makes, are not
+ * the application's). at_begin takes the exit timestamp and writes the Event header; the body
+ * encoders append to e.w; at_commit closes the event and sends the buffer as one Batch when it is
+ * full, when 10 ms have passed since its last send, or when the process is ending.
+ *
+ * Buffers are locked only against flushes from other threads (a synchronizing call, exit, a fatal
+ * signal), so the owner's lock is uncontended. A send is one sendmsg() of one SOCK_SEQPACKET
+ * packet, atomic with respect to other threads, so no lock is held across threads while sending.
+ */
+#ifndef APPTRACE_RECORD_H
+#define APPTRACE_RECORD_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "clock.h"
+#include "encode.h"
+#include "pbwire.h"
+
+#define AT_TLS __attribute__((tls_model("initial-exec")))
+#define AT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define AT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* A buffer is sent once it holds this much; no single event may be larger than
+ * AT_BUF_CAP - AT_FLUSH_BYTES (the encoders' caps keep them far smaller). */
+#define AT_BUF_CAP (96 * 1024)
+#define AT_FLUSH_BYTES (32 * 1024)
+/* The longest an event waits in a buffer while its thread keeps making calls. */
+#define AT_FLUSH_NS (10ull * 1000 * 1000)
+
+typedef struct at_buf {
+    _Atomic int lock;        /* 1 while the owner writes an event or anyone sends */
+    _Atomic uint32_t owner;  /* tid of the owning thread; 0 when free for reuse */
+    uint32_t tid;            /* tid written into the Batch header */
+    uint64_t seq;            /* next Batch sequence number */
+    uint32_t len;            /* bytes of complete events in data */
+    uint32_t sent;           /* bytes of data already sent (only a crash flush leaves it > 0) */
+    uint64_t last_flush_ns;
+    uint64_t events;         /* events written into this buffer, ever */
+    uint64_t calls;          /* of which API calls */
+    uint8_t data[AT_BUF_CAP];
+} at_buf;
+
+typedef struct {
+    int depth;               /* recursion guard: > 0 inside a hook */
+    at_buf *buf;
+    uint32_t tid;
+    int device;              /* current device, as cudaSetDevice told us */
+    uint64_t correlation;    /* last CUPTI correlation id seen on this thread */
+} at_thread;
+
+extern __thread at_thread at_tls AT_TLS;
+extern _Atomic bool at_active;   /* connected to a collector and not shut down */
+extern _Atomic bool at_exiting;  /* the process is ending: send every event at once */
+
+typedef struct {
+    uint64_t entry_ns;
+    uint64_t call_site;
+    int api;
+} at_call;
+
+typedef struct {
+    pbw w;
+    at_buf *buf;
+    uint8_t *event_len;      /* the Event's length placeholder */
+    uint64_t exit_ns;
+} at_event;
+
+
+bool at_activate_slow(void);
+
+/* Starts a traced call; false (and nothing to undo) when the call must not be recorded. */
+static inline bool at_enter_(at_call *c, int api, void *ra) {
+    if (AT_UNLIKELY(!atomic_load_explicit(&at_active, memory_order_relaxed)) && !at_activate_slow()) {
+        return false;
+    }
+    if (at_tls.depth > 0) return false;
+    at_tls.depth++;
+    c->api = api;
+    c->call_site = (uint64_t)(uintptr_t)ra;
+    c->entry_ns = at_now_ns();
+    return true;
+}
+#define AT_ENTER(c, api) at_enter_((c), (api), __builtin_return_address(0))
+
+static inline void at_leave(at_call *c) {
+    (void)c;
+    at_tls.depth--;
+}
+
+/* Writes the header of the call's Event; false when the event cannot be written (then call
+ * neither an encoder nor at_commit). */
+bool at_begin(at_event *e, const at_call *c, int result);
+/* Like at_begin, for records that are not API calls (api 0, no duration). */
+bool at_begin_record(at_event *e, uint64_t time_ns);
+/* Closes the event and sends the buffer if it is due. */
+void at_commit(at_event *e);
+
+/* Sends every thread's complete events now: after a synchronizing call (so that a SIGKILL loses
+ * nothing issued before it), at exit, before exec. Safe from a signal handler. */
+void at_flush_all(void);
+
+/* Process-level state (init.c). */
+void at_ensure_init(void);
+void at_arm_exit_handler(void);
+uint32_t at_pid(void);
+void *at_resolve(const char *name);
+
+/* Transport (transport.c). */
+bool at_transport_connect(void);
+bool at_transport_send(const uint8_t *head, uint32_t head_len, const uint8_t *body, uint32_t body_len);
+void at_transport_after_fork(void);
+uint64_t at_transport_dropped(void);
+
+/* Buffers (record.c). */
+void at_buffers_after_fork_child(void);
+void at_thread_detach(void);
+uint64_t at_events_total(void);
+uint64_t at_calls_total(void);
+uint64_t at_events_dropped(void);
+
+/* Diagnostics to stderr, only with APPTRACE_LOG=1; async-signal-safe. */
+void at_log(const char *msg);
+/* A message to stderr that the user must see: "apptrace: " and the NULL-terminated parts;
+ * async-signal-safe. */
+void at_warn(const char *part, ...) __attribute__((sentinel));
+
+#endif

@@ -1,0 +1,84 @@
+/* The connection to `apptrace run`: one SOCK_SEQPACKET UNIX socket per process, one Batch per
+ * packet. A packet is delivered whole or not at all, so threads send without a shared lock.
+ *
+ * When the collector goes away (killed, socket closed), the first failed send switches tracing
+ * off for good, says so once on stderr, and the program runs on untouched: sends never raise
+ * SIGPIPE (MSG_NOSIGNAL) and never retry a dead socket. */
+#include "record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int sock_fd = -1;
+static _Atomic uint64_t lost_packets, lost_bytes;
+static _Atomic bool lost_reported;
+
+static void report_loss(int err) {
+    bool expected = false;
+    if (atomic_compare_exchange_strong(&lost_reported, &expected, true)) {
+        at_warn("lost the connection to the collector (", strerrordesc_np(err),
+                "); tracing stops here, the program continues", NULL);
+    }
+}
+
+bool at_transport_connect(void) {
+    const char *path = getenv("APPTRACE_SOCKET");
+    if (path == NULL || path[0] == '\0') return false;
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof addr.sun_path) {
+        at_warn("APPTRACE_SOCKET is longer than a socket path may be: ", path, "; not tracing", NULL);
+        return false;
+    }
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int err = errno;
+        close(fd);
+        at_warn("cannot reach the collector at ", path, " (", strerrordesc_np(err), "); not tracing", NULL);
+        return false;
+    }
+    int sndbuf = 4 << 20; /* the kernel caps it at wmem_max; a larger buffer smooths bursts */
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    sock_fd = fd;
+    return true;
+}
+
+bool at_transport_send(const uint8_t *head, uint32_t head_len, const uint8_t *body, uint32_t body_len) {
+    if (sock_fd < 0 || !atomic_load_explicit(&at_active, memory_order_relaxed)) {
+        atomic_fetch_add(&lost_packets, 1);
+        atomic_fetch_add(&lost_bytes, head_len + body_len);
+        return false;
+    }
+    struct iovec iov[2] = {{(void *)head, head_len}, {(void *)body, body_len}};
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+    for (;;) {
+        ssize_t r = sendmsg(sock_fd, &msg, MSG_NOSIGNAL);
+        if (r >= 0) return true;
+        if (errno == EINTR) continue;
+        int err = errno;
+        atomic_store(&at_active, false);
+        atomic_fetch_add(&lost_packets, 1);
+        atomic_fetch_add(&lost_bytes, head_len + body_len);
+        report_loss(err);
+        return false;
+    }
+}
+
+void at_transport_after_fork(void) {
+    /* The inherited descriptor is the parent's connection: writing to it would mix the two
+     * processes' packets. The child gets its own. */
+    if (sock_fd >= 0) close(sock_fd);
+    sock_fd = -1;
+    atomic_store(&lost_reported, false);
+    if (!at_transport_connect()) atomic_store(&at_active, false);
+}
+
+uint64_t at_transport_dropped(void) {
+    return atomic_load(&lost_packets);
+}

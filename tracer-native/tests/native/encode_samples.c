@@ -1,0 +1,197 @@
+/* Writes one Event of every body type the interposer encodes, each field set to a value derived
+ * from its field number, as one Batch in a trace file (magic, header, batch). The Java test
+ * EncoderConformanceTest decodes it with the generated classes and checks every field against the
+ * same rule, message type by message type:
+ *   unsigned, fixed64 and enum fields: 1000 + n       int32 and sint32 fields: -(100 + n)
+ *   strings: "f" + field number                        bools: true
+ * Usage: encode_samples OUT_FILE */
+#include <stdio.h>
+#include <string.h>
+
+#include "encode.h"
+
+#define U(msg, f) (1000u + PB_##msg##_##f)
+#define I(msg, f) (-(int32_t)(100 + PB_##msg##_##f))
+#define S(msg, f) str(PB_##msg##_##f)
+
+static char strings[64][16];
+static const char *str(int field) {
+    snprintf(strings[field], sizeof strings[field], "f%d", field);
+    return strings[field];
+}
+
+static uint8_t events[1 << 16];
+static pbw w;
+
+static void head(void) {
+    enc_event_head h = {.entry_ns = U(Event, entry_ns), .duration_ns = U(Event, duration_ns),
+                        .api = U(Event, api), .result = I(Event, result),
+                        .call_site = U(Event, call_site), .correlation_id = U(Event, correlation_id)};
+    enc_event_head_fields(&w, &h);
+}
+
+#define EVENT(body)                                   \
+    do {                                              \
+        uint8_t *len = pbw_begin(&w, PB_Batch_events); \
+        head();                                       \
+        body;                                         \
+        pbw_end(&w, len);                             \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: encode_samples OUT_FILE\n");
+        return 2;
+    }
+    pbw_init(&w, events, sizeof events);
+    enc_batch_head(&w, 4242, 4343, 7);
+
+    static const char args[] = "prog\0--flag\0\0last";
+    enc_process_start ps = {.pid = U(ProcessStart, pid), .ppid = U(ProcessStart, ppid),
+        .uid = U(ProcessStart, uid), .argv_buf = args, .argv_len = sizeof args,
+        .monotonic_ns = U(ProcessStart, monotonic_ns), .realtime_ns = U(ProcessStart, realtime_ns),
+        .executable = S(ProcessStart, executable), .hostname = S(ProcessStart, hostname),
+        .collector_version = S(ProcessStart, collector_version), .cupti_status = S(ProcessStart, cupti_status),
+        .clock_source = S(ProcessStart, clock_source),
+        .simulated_device = true, .cupti_enabled = true,
+        .malloc_threshold_bytes = U(ProcessStart, malloc_threshold_bytes)};
+    EVENT(enc_process_start_body(&w, &ps));
+
+    enc_thread_start ts = {.tid = U(ThreadStart, tid), .name = S(ThreadStart, name), .main_thread = true};
+    EVENT(enc_thread_start_body(&w, &ts));
+
+    enc_module mods[2] = {
+        {.path = S(Module, path), .start = U(Module, start), .end = U(Module, end),
+         .file_offset = U(Module, file_offset), .build_id = S(Module, build_id), .load_bias = U(Module, load_bias)},
+        {.path = "second", .start = 1, .end = 2},
+    };
+    EVENT(enc_modules_body(&w, mods, 2));
+
+    EVENT(enc_set_device_body(&w, I(SetDevice, device), U(SetDevice, flags)));
+
+    enc_alloc al = {.kind = U(Alloc, kind), .ptr = U(Alloc, ptr), .bytes = U(Alloc, bytes),
+        .flags = U(Alloc, flags), .device = I(Alloc, device), .stream = U(Alloc, stream),
+        .pitch = U(Alloc, pitch), .width = U(Alloc, width), .height = U(Alloc, height),
+        .depth = U(Alloc, depth), .host_function = S(Alloc, host_function), .previous_ptr = U(Alloc, previous_ptr)};
+    EVENT(enc_alloc_body(&w, &al));
+
+    enc_free fr = {.kind = U(Free, kind), .ptr = U(Free, ptr), .stream = U(Free, stream), .device = I(Free, device)};
+    EVENT(enc_free_body(&w, &fr));
+
+    enc_copy cp = {.dst = U(Copy, dst), .src = U(Copy, src), .bytes = U(Copy, bytes),
+        .kind_called = U(Copy, kind_called), .kind_resolved = U(Copy, kind_resolved),
+        .resolution = U(Copy, resolution), .stream = U(Copy, stream), .async = true,
+        .dst_device = I(Copy, dst_device), .src_device = I(Copy, src_device), .dims = U(Copy, dims),
+        .dpitch = U(Copy, dpitch), .spitch = U(Copy, spitch), .width = U(Copy, width),
+        .height = U(Copy, height), .depth = U(Copy, depth), .symbol = S(Copy, symbol),
+        .symbol_host_address = U(Copy, symbol_host_address), .symbol_offset = U(Copy, symbol_offset),
+        .dst_memory_type = I(Copy, dst_memory_type), .src_memory_type = I(Copy, src_memory_type),
+        .device = I(Copy, device)};
+    EVENT(enc_copy_body(&w, &cp));
+
+    enc_memset ms = {.ptr = U(Memset, ptr), .value = I(Memset, value), .bytes = U(Memset, bytes),
+        .stream = U(Memset, stream), .async = true, .dims = U(Memset, dims), .pitch = U(Memset, pitch),
+        .width = U(Memset, width), .height = U(Memset, height), .depth = U(Memset, depth),
+        .device = I(Memset, device)};
+    EVENT(enc_memset_body(&w, &ms));
+
+    enc_kernel_param params[2] = {
+        {.index = U(KernelParam, index), .offset = U(KernelParam, offset), .size = U(KernelParam, size),
+         .type = U(KernelParam, type), .type_name = S(KernelParam, type_name),
+         .recorded_offset = U(KernelParam, recorded_offset), .recorded_size = U(KernelParam, recorded_size)},
+        {.index = 1, .size = 4, .type = 3},
+    };
+    enc_kernel_info ki = {.kernel_id = U(KernelInfo, kernel_id), .mangled_name = S(KernelInfo, mangled_name),
+        .demangled_name = S(KernelInfo, demangled_name), .params = params, .nparams = 2,
+        .decode = U(KernelInfo, decode), .params_bytes = U(KernelInfo, params_bytes)};
+    EVENT(enc_kernel_info_body(&w, &ki));
+
+    static const uint8_t blob[] = {1, 2, 3, 0, 255};
+    enc_launch la = {.kernel_id = U(KernelLaunch, kernel_id), .grid_x = U(KernelLaunch, grid_x),
+        .grid_y = U(KernelLaunch, grid_y), .grid_z = U(KernelLaunch, grid_z),
+        .block_x = U(KernelLaunch, block_x), .block_y = U(KernelLaunch, block_y),
+        .block_z = U(KernelLaunch, block_z), .shared_mem_bytes = U(KernelLaunch, shared_mem_bytes),
+        .stream = U(KernelLaunch, stream), .args = blob, .args_len = sizeof blob,
+        .decode = U(KernelLaunch, decode), .args_truncated = true, .device = I(KernelLaunch, device),
+        .cooperative = true};
+    EVENT(enc_launch_body(&w, &la));
+
+    enc_stream_op so = {.stream = U(StreamOp, stream), .flags = U(StreamOp, flags),
+        .priority = I(StreamOp, priority), .device = I(StreamOp, device)};
+    EVENT(enc_stream_body(&w, &so));
+
+    enc_event_op eo = {.event = U(EventOp, event), .stream = U(EventOp, stream), .flags = U(EventOp, flags)};
+    EVENT(enc_event_op_body(&w, &eo));
+
+    enc_sync sy = {.scope = U(Sync, scope), .stream = U(Sync, stream), .event = U(Sync, event), .device = I(Sync, device)};
+    EVENT(enc_sync_body(&w, &sy));
+
+    enc_peer pe = {.device = I(PeerAccess, device), .peer = I(PeerAccess, peer), .flags = U(PeerAccess, flags), .enable = true};
+    EVENT(enc_peer_body(&w, &pe));
+
+    enc_prefetch pf = {.ptr = U(Prefetch, ptr), .bytes = U(Prefetch, bytes), .device = I(Prefetch, device),
+        .stream = U(Prefetch, stream), .location_type = I(Prefetch, location_type)};
+    EVENT(enc_prefetch_body(&w, &pf));
+
+    enc_advise ad = {.ptr = U(Advise, ptr), .bytes = U(Advise, bytes), .advice = I(Advise, advice),
+        .device = I(Advise, device), .location_type = I(Advise, location_type)};
+    EVENT(enc_advise_body(&w, &ad));
+
+    enc_callback cb = {.stream = U(HostCallback, stream), .function = U(HostCallback, function),
+        .user_data = U(HostCallback, user_data)};
+    EVENT(enc_callback_body(&w, &cb));
+
+    enc_symbol sm = {.host_address = U(SymbolInfo, host_address), .name = S(SymbolInfo, name),
+        .bytes = U(SymbolInfo, bytes), .constant = true, .managed = true,
+        .device_address = U(SymbolInfo, device_address)};
+    EVENT(enc_symbol_body(&w, &sm));
+
+    EVENT(enc_fork_body(&w, U(Fork, child_pid)));
+
+    enc_gpu g = {.correlation_id = U(GpuActivity, correlation_id), .kind = U(GpuActivity, kind),
+        .start_ns = U(GpuActivity, start_ns), .end_ns = U(GpuActivity, end_ns), .device = I(GpuActivity, device),
+        .stream_id = U(GpuActivity, stream_id), .context = U(GpuActivity, context),
+        .copy_kind = U(GpuActivity, copy_kind), .src_kind = U(GpuActivity, src_kind),
+        .dst_kind = U(GpuActivity, dst_kind), .bytes = U(GpuActivity, bytes), .name = S(GpuActivity, name),
+        .src_device = I(GpuActivity, src_device), .dst_device = I(GpuActivity, dst_device),
+        .grid_x = U(GpuActivity, grid_x), .grid_y = U(GpuActivity, grid_y), .grid_z = U(GpuActivity, grid_z),
+        .block_x = U(GpuActivity, block_x), .block_y = U(GpuActivity, block_y),
+        .block_z = U(GpuActivity, block_z), .value = U(GpuActivity, value), .flags = U(GpuActivity, flags)};
+    EVENT(enc_gpu_body(&w, &g));
+
+    EVENT(enc_clock_sync_body(&w, U(ClockSync, gpu_clock_ns), U(ClockSync, monotonic_ns), S(ClockSync, source)));
+
+    enc_loss lo = {.records = U(Loss, records), .bytes = U(Loss, bytes), .reason = S(Loss, reason),
+        .since_ns = U(Loss, since_ns)};
+    EVENT(enc_loss_body(&w, &lo));
+
+    enc_process_end pd = {.exit_code = I(ProcessEnd, exit_code), .signal = I(ProcessEnd, signal),
+        .events = U(ProcessEnd, events), .dropped = U(ProcessEnd, dropped),
+        .cudart_path = S(ProcessEnd, cudart_path), .cuda_calls = U(ProcessEnd, cuda_calls)};
+    EVENT(enc_process_end_body(&w, &pd));
+
+    EVENT(enc_note_body(&w, S(Note, text), S(Note, severity)));
+
+    if (w.overflow) {
+        fprintf(stderr, "encode_samples: buffer overflow\n");
+        return 1;
+    }
+    FILE *f = fopen(argv[1], "wb");
+    if (f == NULL) {
+        perror(argv[1]);
+        return 1;
+    }
+    /* The trace file: magic, an empty header (schema version 1), then the batch. */
+    uint8_t lenbuf[16];
+    pbw lw;
+    fwrite("APPTRACE", 1, 8, f);
+    static const uint8_t header[] = {0x08, 0x01};
+    fputc(sizeof header, f);
+    fwrite(header, 1, sizeof header, f);
+    pbw_init(&lw, lenbuf, sizeof lenbuf);
+    pbw_raw_varint(&lw, (uint64_t)(w.p - events));
+    fwrite(lenbuf, 1, (size_t)(lw.p - lenbuf), f);
+    fwrite(events, 1, (size_t)(w.p - events), f);
+    fclose(f);
+    return 0;
+}
