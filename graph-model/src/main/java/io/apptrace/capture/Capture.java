@@ -1,0 +1,254 @@
+package io.apptrace.capture;
+
+import io.apptrace.proto.Batch;
+import io.apptrace.proto.Event;
+import io.apptrace.proto.Note;
+import io.apptrace.proto.ProcessExit;
+import io.apptrace.proto.SchemaVersion;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.TraceWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * Runs a program under the interposer and writes its trace: {@code apptrace run}.
+ *
+ * <p>The trace file is created before the program starts (an output that cannot be written fails
+ * first). The program inherits the terminal; its exit code is the result's. A socket in a fresh
+ * 0700 directory receives one connection per traced process, children included.
+ */
+public final class Capture {
+  /** Progress, as the collector sees it. */
+  public record Progress(int processes, int active, long events, long bytes) {}
+
+  private final CaptureOptions options;
+
+  public Capture(CaptureOptions options) {
+    this.options = Objects.requireNonNull(options, "options");
+  }
+
+  /**
+   * Captures the program.
+   *
+   * @param onStart called with the started process (to forward signals to it)
+   * @param progress called about every {@code progressIntervalMs} while the program runs
+   * @throws CaptureException if the trace cannot be written, the command cannot be started, or
+   *     the native libraries are missing
+   */
+  public CaptureResult run(Consumer<Process> onStart, Consumer<Progress> progress, long progressIntervalMs)
+      throws CaptureException, IOException, InterruptedException {
+    checkLibraries();
+    List<String> notes = new ArrayList<>();
+    staticRuntimeWarning().ifPresent(notes::add);
+    TraceWriter writer = openTrace();
+    Path dir = Files.createTempDirectory("apptrace-",
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    try {
+      Path socket = dir.resolve("s");
+      int exit;
+      List<ConnectionEnd> ends;
+      try (Collector collector = Collector.start(socket, writer)) {
+        Process p = start(socket);
+        onStart.accept(p);
+        exit = waitFor(p, collector, progress, progressIntervalMs);
+        if (!collector.awaitIdle(options.waitForChildren())) {
+          notes.add(collector.activeConnections() + " traced process(es) were still running "
+              + options.waitForChildren().toSeconds() + " s after the program exited; their"
+              + " events up to now are in the trace");
+        }
+        collector.close();
+        ends = collector.ended();
+        notes.addAll(connectionNotes(ends));
+        writeExits(writer, ends, p.pid(), exit, notes);
+        long events = collector.events();
+        writer.close();
+        return new CaptureResult(exit, options.output(), events, Files.size(options.output()), ends, notes);
+      } finally {
+        writer.close();
+      }
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private void checkLibraries() throws CaptureException {
+    NativeLibraries libs = options.libraries();
+    if (!Files.isRegularFile(libs.interposer())) {
+      throw new CaptureException("cannot find the interposer " + libs.interposer()
+          + "; rebuild apptrace ('mvn -q -DskipTests package')", 1);
+    }
+    if (options.simulated() && !Files.isRegularFile(libs.simulator())) {
+      throw new CaptureException("cannot find the simulated CUDA runtime " + libs.simulator()
+          + "; rebuild apptrace ('mvn -q -DskipTests package')", 1);
+    }
+  }
+
+  private TraceWriter openTrace() throws CaptureException {
+    TraceHeader header = TraceHeader.newBuilder()
+        .setSchemaVersion(SchemaVersion.SCHEMA_VERSION_CURRENT_VALUE)
+        .setProducer("apptrace-run " + Version.VERSION)
+        .setCreatedUnixNs(System.currentTimeMillis() * 1_000_000L)
+        .addAllCommand(options.command())
+        .setSourceFormat("capture")
+        .setSimulatedDevice(options.simulated())
+        .setHost(hostName())
+        .build();
+    try {
+      return TraceWriter.create(options.output(), header);
+    } catch (IOException e) {
+      String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new CaptureException("cannot write the trace " + options.output() + " (" + why
+          + "); choose another path with -o", 1, e);
+    }
+  }
+
+  private Process start(Path socket) throws CaptureException {
+    ProcessBuilder pb = new ProcessBuilder(options.command())
+        .redirectInput(ProcessBuilder.Redirect.INHERIT)
+        .redirectOutput(options.programOutput())
+        .redirectError(options.programErrors());
+    Map<String, String> env = pb.environment();
+    NativeLibraries libs = options.libraries();
+    List<String> preload = new ArrayList<>();
+    preload.add(libs.interposer().toAbsolutePath().toString());
+    if (options.simulated()) {
+      // The simulator is preloaded too: whatever libcudart.so.13 the program would find, it
+      // gets this one, and the interposer (first) wraps it.
+      preload.add(libs.simulator().toAbsolutePath().toString());
+      env.merge("LD_LIBRARY_PATH", libs.simulatorDir().toAbsolutePath().toString(),
+          (old, sim) -> sim + ":" + old);
+      env.put("APPTRACE_SIM", "1");
+    }
+    String existing = env.get("LD_PRELOAD");
+    if (existing != null && !existing.isBlank()) {
+      preload.add(existing);
+    }
+    env.put("LD_PRELOAD", String.join(":", preload));
+    env.put("APPTRACE_SOCKET", socket.toString());
+    env.put("APPTRACE_MALLOC_THRESHOLD", Long.toString(options.mallocThresholdBytes()));
+    try {
+      return pb.start();
+    } catch (IOException e) {
+      String cmd = options.command().get(0);
+      String msg = String.valueOf(e.getMessage());
+      if (msg.contains("error=13")) {
+        throw new CaptureException("cannot execute " + cmd + ": permission denied", 126, e);
+      }
+      throw new CaptureException("command not found: " + cmd, 127, e);
+    }
+  }
+
+  private static int waitFor(Process p, Collector c, Consumer<Progress> progress, long intervalMs)
+      throws InterruptedException, IOException {
+    while (!p.waitFor(intervalMs, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      progress.accept(new Progress(c.connections(), c.activeConnections(), c.events(), 0));
+    }
+    return p.exitValue();
+  }
+
+  private Optional<String> staticRuntimeWarning() {
+    return resolveCommand(options.command().get(0))
+        .flatMap(ElfInfo::read)
+        .filter(ElfInfo::looksStaticallyLinkedToCudart)
+        .map(elf -> options.command().get(0) + " does not load libcudart dynamically (it links the"
+            + " CUDA runtime statically, which LD_PRELOAD cannot see): rebuild it with 'nvcc"
+            + " -cudart shared', or trace it on a machine with a GPU, where the CUPTI path applies");
+  }
+
+  /** The executable a command name runs, searching PATH as execvp does. */
+  static Optional<Path> resolveCommand(String cmd) {
+    if (cmd.contains("/")) {
+      return Optional.of(Path.of(cmd)).filter(Files::isRegularFile);
+    }
+    String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+    for (String d : path.split(":")) {
+      Path p = Path.of(d.isEmpty() ? "." : d, cmd);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> connectionNotes(List<ConnectionEnd> ends) {
+    List<String> notes = new ArrayList<>();
+    if (ends.isEmpty()) {
+      notes.add("no traced process connected: the program may be statically linked or setuid,"
+          + " or may clear LD_PRELOAD; the trace is empty");
+    }
+    for (ConnectionEnd e : ends) {
+      e.problem().ifPresent(p -> notes.add("process " + e.pid() + ": " + p));
+      e.processEnd().ifPresent(end -> {
+        if (end.getCudaCalls() == 0) {
+          notes.add("process " + e.pid() + " made no CUDA runtime call");
+        }
+        if (end.getDropped() > 0) {
+          notes.add("process " + e.pid() + " lost " + end.getDropped() + " record(s)");
+        }
+      });
+    }
+    return notes;
+  }
+
+  /** Writes, for each process, how it ended; and the notes. Written after every batch. */
+  private static void writeExits(TraceWriter writer, List<ConnectionEnd> ends, long mainPid, int exit,
+      List<String> notes) throws IOException {
+    Map<Integer, ConnectionEnd> byPid = new LinkedHashMap<>();
+    ends.stream().sorted(Comparator.comparingInt(ConnectionEnd::pid)).forEach(e -> byPid.put(e.pid(), e));
+    long now = System.nanoTime();
+    for (ConnectionEnd e : byPid.values()) {
+      boolean main = e.pid() == mainPid;
+      ProcessExit.Builder x = ProcessExit.newBuilder()
+          .setPid(e.pid())
+          .setExitCode(main ? exit : -1)
+          .setSignal(main && exit > 128 ? exit - 128 : e.processEnd().map(pe -> pe.getSignal()).orElse(0))
+          .setClean(e.processEnd().isPresent());
+      e.problem().ifPresent(x::setProblem);
+      writer.writeBatch(Batch.newBuilder().setPid(e.pid())
+          .addEvents(Event.newBuilder().setEntryNs(now).setProcessExit(x)).build());
+    }
+    if (!notes.isEmpty()) {
+      Batch.Builder b = Batch.newBuilder().setPid((int) mainPid);
+      for (String n : notes) {
+        b.addEvents(Event.newBuilder().setEntryNs(now)
+            .setNote(Note.newBuilder().setText(n).setSeverity("warning")));
+      }
+      writer.writeBatch(b.build());
+    }
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+}

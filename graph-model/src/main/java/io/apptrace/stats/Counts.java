@@ -1,0 +1,151 @@
+package io.apptrace.stats;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What happened in one scope (a thread, a process, or the whole trace). Mutable while a trace is
+ * read; read-only afterwards by convention (the accessors return the live maps, sorted by key).
+ */
+public final class Counts {
+  private final Map<String, Long> apiCalls = new TreeMap<>();
+  private final Map<String, Long> kernelLaunches = new TreeMap<>();
+  private final Map<Direction, Long> bytesCopied = new EnumMap<>(Direction.class);
+  private final Map<Direction, Long> copies = new EnumMap<>(Direction.class);
+  private final Map<Direction, Map<String, Long>> bytesByMemory = new EnumMap<>(Direction.class);
+  private final Map<String, long[]> allocations = new TreeMap<>();
+  /** Launches by kernel id, named once the whole trace (and every KernelInfo) has been read. */
+  final Map<Long, Long> launchesById = new TreeMap<>();
+  private long failedCalls;
+  private long frees;
+  private long memsets;
+  private long memsetBytes;
+  private long events;
+  private long firstNs = Long.MAX_VALUE;
+  private long lastNs = Long.MIN_VALUE;
+
+  Counts() {
+    for (Direction d : Direction.values()) {
+      bytesCopied.put(d, 0L);
+      copies.put(d, 0L);
+    }
+  }
+
+  void event(long startNs, long endNs) {
+    events++;
+    if (startNs > 0) {
+      firstNs = Math.min(firstNs, startNs);
+      lastNs = Math.max(lastNs, endNs);
+    }
+  }
+
+  void call(String function, boolean failed) {
+    apiCalls.merge(function, 1L, Long::sum);
+    if (failed) {
+      failedCalls++;
+    }
+  }
+
+  void launch(long kernelId) {
+    launchesById.merge(kernelId, 1L, Long::sum);
+  }
+
+  void addLaunches(String kernel, long n) {
+    kernelLaunches.merge(kernel, n, Long::sum);
+  }
+
+  void nameLaunches(java.util.function.LongFunction<String> names) {
+    launchesById.forEach((id, n) -> kernelLaunches.merge(names.apply(id), n, Long::sum));
+    launchesById.clear();
+  }
+
+  void copy(Direction d, String memory, long bytes) {
+    bytesCopied.merge(d, bytes, Long::sum);
+    copies.merge(d, 1L, Long::sum);
+    bytesByMemory.computeIfAbsent(d, k -> new TreeMap<>()).merge(memory, bytes, Long::sum);
+  }
+
+  void allocation(String kind, long bytes) {
+    long[] c = allocations.computeIfAbsent(kind, k -> new long[2]);
+    c[0]++;
+    c[1] += bytes;
+  }
+
+  void free() {
+    frees++;
+  }
+
+  void memset(long bytes) {
+    memsets++;
+    memsetBytes += bytes;
+  }
+
+  /** Calls by runtime function name. */
+  public Map<String, Long> apiCalls() {
+    return apiCalls;
+  }
+
+  /** Launches by kernel display name. */
+  public Map<String, Long> kernelLaunches() {
+    return kernelLaunches;
+  }
+
+  /** Bytes copied by direction (every direction present, 0 when none). */
+  public Map<Direction, Long> bytesCopied() {
+    return bytesCopied;
+  }
+
+  /** Copies by direction. */
+  public Map<Direction, Long> copies() {
+    return copies;
+  }
+
+  /** Bytes copied by direction and by "source kind->destination kind" of memory. */
+  public Map<Direction, Map<String, Long>> bytesByMemory() {
+    return bytesByMemory;
+  }
+
+  /** Allocations by memory kind: {count, bytes}. */
+  public Map<String, long[]> allocations() {
+    return allocations;
+  }
+
+  public long failedCalls() {
+    return failedCalls;
+  }
+
+  public long frees() {
+    return frees;
+  }
+
+  public long memsets() {
+    return memsets;
+  }
+
+  public long memsetBytes() {
+    return memsetBytes;
+  }
+
+  public long events() {
+    return events;
+  }
+
+  public long totalCalls() {
+    return apiCalls.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** First and last time covered, ns (CLOCK_MONOTONIC of the traced machine); 0 when none. */
+  public long firstNs() {
+    return firstNs == Long.MAX_VALUE ? 0 : firstNs;
+  }
+
+  public long lastNs() {
+    return lastNs == Long.MIN_VALUE ? 0 : lastNs;
+  }
+
+  /** The wall time these events cover, ns. */
+  public long wallTimeNs() {
+    return firstNs == Long.MAX_VALUE ? 0 : lastNs - firstNs;
+  }
+}

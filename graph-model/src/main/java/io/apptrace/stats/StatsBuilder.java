@@ -1,0 +1,260 @@
+package io.apptrace.stats;
+
+import io.apptrace.proto.Alloc;
+import io.apptrace.proto.Api;
+import io.apptrace.proto.Copy;
+import io.apptrace.proto.CopyKind;
+import io.apptrace.proto.Event;
+import io.apptrace.proto.KernelInfo;
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.ApiNames;
+import io.apptrace.trace.KernelNames;
+import io.apptrace.trace.MemoryMap;
+import io.apptrace.trace.TraceRecord;
+import io.apptrace.trace.Truncation;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** Accumulates statistics record by record; memory grows with processes, threads and kernels. */
+final class StatsBuilder {
+  private final Counts totals = new Counts();
+  private final Map<Integer, Proc> procs = new TreeMap<>();
+  private final List<String> notes = new ArrayList<>();
+
+  /** Per-process state while reading. */
+  private static final class Proc {
+    final int pid;
+    int ppid;
+    List<String> argv = List.of();
+    boolean simulated;
+    Integer exitCode;
+    int signal;
+    boolean clean;
+    long dropped;
+    final Counts counts = new Counts();
+    final Map<Integer, Thread> threads = new LinkedHashMap<>();
+    final Map<Long, KernelInfo> kernels = new HashMap<>();
+    final MemoryMap memory = new MemoryMap();
+
+    Proc(int pid) {
+      this.pid = pid;
+    }
+  }
+
+  private static final class Thread {
+    final int tid;
+    String name = "";
+    final Counts counts = new Counts();
+    final BitSet seqs = new BitSet();
+    long maxSeq = -1;
+
+    Thread(int tid) {
+      this.tid = tid;
+    }
+  }
+
+  void add(TraceRecord r) {
+    Proc p = procs.computeIfAbsent(r.pid(), Proc::new);
+    Event e = r.event();
+    if (r.tid() == 0) {
+      collectorRecord(p, e);
+      return;
+    }
+    Thread t = p.threads.computeIfAbsent(r.tid(), Thread::new);
+    if (r.batchSeq() < Integer.MAX_VALUE) {
+      t.seqs.set((int) r.batchSeq());
+    }
+    t.maxSeq = Math.max(t.maxSeq, r.batchSeq());
+    Counts[] scopes = {totals, p.counts, t.counts};
+    long end = e.getEntryNs() + e.getDurationNs();
+    for (Counts c : scopes) {
+      c.event(e.getEntryNs(), end);
+    }
+    if (e.getApi() != Api.API_UNSPECIFIED) {
+      String fn = ApiNames.of(e);
+      for (Counts c : scopes) {
+        c.call(fn, e.getResult() != 0);
+      }
+    }
+    body(p, t, e, scopes);
+  }
+
+  private void body(Proc p, Thread t, Event e, Counts[] scopes) {
+    switch (e.getBodyCase()) {
+      case PROCESS_START -> {
+        p.ppid = e.getProcessStart().getPpid();
+        p.argv = e.getProcessStart().getArgvList();
+        p.simulated = e.getProcessStart().getSimulatedDevice();
+      }
+      case THREAD_START -> t.name = e.getThreadStart().getName();
+      case PROCESS_END -> {
+        p.dropped = Math.max(p.dropped, e.getProcessEnd().getDropped());
+        p.clean = true;
+        if (e.getProcessEnd().getSignal() != 0) {
+          p.signal = e.getProcessEnd().getSignal();
+        }
+      }
+      case LOSS -> p.dropped += e.getLoss().getRecords();
+      case KERNEL_INFO -> p.kernels.put(e.getKernelInfo().getKernelId(), e.getKernelInfo());
+      case LAUNCH -> {
+        // Kernel ids are host addresses, unique only within a process: launches are counted per
+        // process and thread here, named per process at the end, and summed into the totals.
+        if (e.getResult() == 0) {
+          p.counts.launch(e.getLaunch().getKernelId());
+          t.counts.launch(e.getLaunch().getKernelId());
+        }
+      }
+      case ALLOC -> alloc(p, e, scopes);
+      case FREE -> {
+        if (e.getResult() == 0) {
+          p.memory.remove(e.getFree().getPtr());
+          for (Counts c : scopes) {
+            c.free();
+          }
+        }
+      }
+      case COPY -> {
+        if (e.getResult() == 0) {
+          copy(p, e, scopes);
+        }
+      }
+      case MEMSET -> {
+        if (e.getResult() == 0) {
+          for (Counts c : scopes) {
+            c.memset(e.getMemset().getBytes());
+          }
+        }
+      }
+      case SYMBOL -> {
+        long dev = e.getSymbol().getDeviceAddress();
+        if (dev != 0 && p.memory.find(dev).isEmpty()) {
+          p.memory.add(dev, e.getSymbol().getBytes(), MemoryKind.DEVICE, 0);
+        }
+      }
+      default -> {
+        // other records do not change the counts
+      }
+    }
+  }
+
+  private void alloc(Proc p, Event e, Counts[] scopes) {
+    Alloc a = e.getAlloc();
+    if (e.getResult() != 0 || a.getPtr() == 0) {
+      return;
+    }
+    if (a.getPreviousPtr() != 0) {
+      p.memory.remove(a.getPreviousPtr());
+    }
+    p.memory.add(a.getPtr(), a.getBytes(), a.getKind(), a.getDevice());
+    String kind = kindName(a.getKind());
+    for (Counts c : scopes) {
+      c.allocation(kind, a.getBytes());
+    }
+  }
+
+  private void copy(Proc p, Event e, Counts[] scopes) {
+    Copy c = e.getCopy();
+    MemoryKind src = kindAt(p, c.getSrc());
+    MemoryKind dst = kindAt(p, c.getDst());
+    CopyKind k = c.getKindResolved();
+    if (k == CopyKind.COPY_KIND_UNSPECIFIED || k == CopyKind.DEFAULT) {
+      k = onDevice(src)
+          ? (onDevice(dst) ? CopyKind.DEVICE_TO_DEVICE : CopyKind.DEVICE_TO_HOST)
+          : (onDevice(dst) ? CopyKind.HOST_TO_DEVICE : CopyKind.HOST_TO_HOST);
+    }
+    Direction d = switch (k) {
+      case HOST_TO_DEVICE -> Direction.H2D;
+      case DEVICE_TO_HOST -> Direction.D2H;
+      case HOST_TO_HOST -> Direction.H2H;
+      default -> Direction.D2D;
+    };
+    boolean peerCall = e.getApi() == Api.cudaMemcpyPeer || e.getApi() == Api.cudaMemcpyPeerAsync;
+    if (d == Direction.D2D && (peerCall || (c.getSrcDevice() >= 0 && c.getDstDevice() >= 0
+        && c.getSrcDevice() != c.getDstDevice()))) {
+      d = Direction.P2P;
+    }
+    if (src == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
+      src = d == Direction.H2D || d == Direction.H2H ? MemoryKind.PAGEABLE : MemoryKind.DEVICE;
+    }
+    if (dst == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
+      dst = d == Direction.D2H || d == Direction.H2H ? MemoryKind.PAGEABLE : MemoryKind.DEVICE;
+    }
+    String memory = kindName(src) + "->" + kindName(dst);
+    for (Counts s : scopes) {
+      s.copy(d, memory, c.getBytes());
+    }
+  }
+
+  private static MemoryKind kindAt(Proc p, long address) {
+    return p.memory.find(address).map(MemoryMap.Region::kind).orElse(MemoryKind.MEMORY_KIND_UNSPECIFIED);
+  }
+
+  private static boolean onDevice(MemoryKind k) {
+    return k == MemoryKind.DEVICE || k == MemoryKind.MANAGED || k == MemoryKind.STREAM_ORDERED
+        || k == MemoryKind.ARRAY;
+  }
+
+  /** The JSON name of a memory kind: "pinned", "write_combined", ... */
+  static String kindName(MemoryKind k) {
+    return k == MemoryKind.MEMORY_KIND_UNSPECIFIED || k == MemoryKind.UNRECOGNIZED
+        ? "unknown" : k.name().toLowerCase(Locale.ROOT);
+  }
+
+  private void collectorRecord(Proc p, Event e) {
+    if (e.hasProcessExit()) {
+      var x = e.getProcessExit();
+      if (x.getExitCode() >= 0) {
+        p.exitCode = x.getExitCode();
+      }
+      if (x.getSignal() != 0) {
+        p.signal = x.getSignal();
+      }
+      p.clean |= x.getClean();
+    } else if (e.hasNote()) {
+      notes.add(e.getNote().getText());
+    } else if (e.hasLoss()) {
+      p.dropped += e.getLoss().getRecords();
+    }
+  }
+
+  TraceStats build(TraceHeader header, Optional<Truncation> truncation) {
+    List<ProcessStats> out = new ArrayList<>();
+    for (Proc p : procs.values()) {
+      java.util.function.LongFunction<String> names = id -> name(p.kernels.get(id), id);
+      p.counts.nameLaunches(names);
+      List<ThreadStats> threads = new ArrayList<>();
+      long lost = 0;
+      for (Thread t : p.threads.values()) {
+        t.counts.nameLaunches(names);
+        threads.add(new ThreadStats(t.tid, t.name, t.counts));
+        lost += (t.maxSeq + 1) - t.seqs.cardinality();
+      }
+      boolean hasEvents = !p.threads.isEmpty();
+      if (!hasEvents && p.argv.isEmpty() && p.exitCode == null) {
+        continue; // a pid seen only in collector notes
+      }
+      out.add(new ProcessStats(p.pid, p.ppid, p.argv, p.simulated, Optional.ofNullable(p.exitCode),
+          p.signal, p.clean, p.dropped, lost, p.counts, threads));
+    }
+    for (Proc p : procs.values()) {
+      p.counts.kernelLaunches().forEach(totals::addLaunches);
+    }
+    return new TraceStats(header, totals, out, truncation, notes);
+  }
+
+  private static String name(KernelInfo info, long id) {
+    return info == null ? unknownKernel(id) : KernelNames.of(info);
+  }
+
+  private static String unknownKernel(long id) {
+    return "kernel@0x" + Long.toHexString(id);
+  }
+}

@@ -1,0 +1,93 @@
+package io.apptrace.stats;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+
+/**
+ * The {@code apptrace stats --json} document: a stable contract (docs/CLI.md). Keys are only
+ * ever added. Byte counts are integers; maps are sorted by key.
+ */
+public final class StatsJson {
+  /** Identifies the document and its version. */
+  public static final String SCHEMA = "apptrace.stats/1";
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private StatsJson() {}
+
+  /** The document for {@code stats} of the trace at {@code file}. */
+  public static ObjectNode of(TraceStats s, String file) {
+    ObjectNode root = MAPPER.createObjectNode();
+    root.put("schema", SCHEMA);
+    root.put("file", file);
+    root.put("source_format", s.header().getSourceFormat());
+    root.put("simulated_device", s.header().getSimulatedDevice());
+    root.put("truncated", s.truncation().isPresent());
+    s.truncation().ifPresentOrElse(t -> {
+      ObjectNode tn = root.putObject("truncation");
+      tn.put("byte_offset", t.byteOffset());
+      tn.put("reason", t.reason());
+    }, () -> root.putNull("truncation"));
+    ObjectNode totals = counts(root.putObject("totals"), s.totals());
+    totals.put("dropped_records", s.droppedRecords());
+    totals.put("lost_batches", s.lostBatches());
+    totals.put("truncated", s.truncation().isPresent());
+    totals.put("processes", s.processes().size());
+    totals.put("threads", s.processes().stream().mapToInt(p -> p.threads().size()).sum());
+    var procs = root.putArray("processes");
+    for (ProcessStats p : s.processes()) {
+      ObjectNode pn = procs.addObject();
+      pn.put("pid", p.pid());
+      pn.put("ppid", p.ppid());
+      p.argv().forEach(pn.putArray("argv")::add);
+      pn.put("simulated_device", p.simulatedDevice());
+      p.exitCode().ifPresentOrElse(c -> pn.put("exit_code", c), () -> pn.putNull("exit_code"));
+      pn.put("signal", p.signal());
+      pn.put("clean_end", p.clean());
+      pn.put("dropped_records", p.droppedRecords());
+      pn.put("lost_batches", p.lostBatches());
+      counts(pn, p.counts());
+      var threads = pn.putArray("threads");
+      for (ThreadStats t : p.threads()) {
+        ObjectNode tn = threads.addObject();
+        tn.put("tid", t.tid());
+        tn.put("name", t.name());
+        counts(tn, t.counts());
+      }
+    }
+    s.notes().forEach(root.putArray("notes")::add);
+    return root;
+  }
+
+  private static ObjectNode counts(ObjectNode n, Counts c) {
+    n.put("events", c.events());
+    n.put("wall_time_ns", c.wallTimeNs());
+    n.put("failed_calls", c.failedCalls());
+    longs(n.putObject("api_calls"), c.apiCalls());
+    longs(n.putObject("kernel_launches"), c.kernelLaunches());
+    ObjectNode bytes = n.putObject("bytes_copied");
+    ObjectNode copies = n.putObject("copies");
+    ObjectNode byMemory = n.putObject("bytes_copied_by_memory");
+    for (Direction d : Direction.values()) {
+      bytes.put(d.key(), c.bytesCopied().get(d));
+      copies.put(d.key(), c.copies().get(d));
+      longs(byMemory.putObject(d.key()), c.bytesByMemory().getOrDefault(d, Map.of()));
+    }
+    ObjectNode allocs = n.putObject("allocations");
+    c.allocations().forEach((kind, v) -> {
+      ObjectNode a = allocs.putObject(kind);
+      a.put("count", v[0]);
+      a.put("bytes", v[1]);
+    });
+    n.put("frees", c.frees());
+    ObjectNode ms = n.putObject("memsets");
+    ms.put("count", c.memsets());
+    ms.put("bytes", c.memsetBytes());
+    return n;
+  }
+
+  private static void longs(ObjectNode n, Map<String, Long> m) {
+    m.forEach(n::put);
+  }
+}

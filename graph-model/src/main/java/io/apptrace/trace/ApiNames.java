@@ -1,0 +1,46 @@
+package io.apptrace.trace;
+
+import io.apptrace.proto.Api;
+import io.apptrace.proto.Event;
+
+/**
+ * Runtime function names. The Api enum spells the runtime's internal entry points
+ * {@code rt__cuda...} (protoc rejects enum values that differ only by underscores); the name a
+ * program calls is {@code __cuda...}.
+ */
+public final class ApiNames {
+  private ApiNames() {}
+
+  /** The function name of an Api value; empty for API_UNSPECIFIED. */
+  public static String of(Api api) {
+    if (api == Api.API_UNSPECIFIED) {
+      return "";
+    }
+    if (api == Api.UNRECOGNIZED) {
+      return "unknown";
+    }
+    String n = api.name();
+    return n.startsWith("rt__") ? n.substring(2) : n;
+  }
+
+  /** The function an event records a call of; empty when the event is not an API call. */
+  public static String of(Event e) {
+    if (e.getApi() == Api.API_OTHER) {
+      return e.getApiName();
+    }
+    if (e.getApi() == Api.UNRECOGNIZED) {
+      return "api#" + e.getApiValue();
+    }
+    return of(e.getApi());
+  }
+
+  /** The Api value of a function name, or API_OTHER when the runtime has no such function. */
+  public static Api forName(String function) {
+    String enumName = function.startsWith("__") ? "rt" + function : function;
+    try {
+      return Api.valueOf(enumName);
+    } catch (IllegalArgumentException e) {
+      return Api.API_OTHER;
+    }
+  }
+}

@@ -1,0 +1,232 @@
+package io.apptrace.trace;
+
+import io.apptrace.proto.Event;
+import io.apptrace.proto.TraceHeader;
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reads a trace file event by event ({@link #hasNext()} / {@link #next()}), or all at once
+ * ({@link #readAll(Path)}).
+ *
+ * <p>A file cut short (the writer was killed, the disk filled) or damaged is read up to its last
+ * complete event; {@link #truncation()} then says at which byte offset reading stopped and why.
+ * No length field is trusted before it is checked against the file's size.
+ */
+public final class TraceReader implements Closeable {
+  private final Path path;
+  private final InputStream in;
+  private final long fileSize;
+  private final TraceHeader header;
+  private final ArrayDeque<TraceRecord> pending = new ArrayDeque<>();
+  private long offset;
+  private boolean finished;
+  private Truncation truncation;
+  private byte[] buffer = new byte[64 * 1024];
+
+  private TraceReader(Path path, InputStream in, long fileSize) throws IOException, TraceException {
+    this.path = path;
+    this.in = in;
+    this.fileSize = fileSize;
+    this.header = readHeader();
+  }
+
+  /**
+   * Opens a trace file and reads its header.
+   *
+   * @throws TraceException if the file is not an apptrace trace, or was written by a newer
+   *     apptrace (the message names both schema versions)
+   * @throws IOException if the file cannot be read
+   */
+  public static TraceReader open(Path path) throws IOException, TraceException {
+    Objects.requireNonNull(path, "path");
+    long size = Files.size(path);
+    InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
+    try {
+      return new TraceReader(path, in, size);
+    } catch (IOException | TraceException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /** A whole trace in memory: for small traces and tests. */
+  public record Trace(TraceHeader header, List<TraceRecord> records, Optional<Truncation> truncation) {
+    public Trace {
+      records = List.copyOf(records);
+    }
+  }
+
+  /** Reads every event of a file. See {@link #open(Path)} for the exceptions. */
+  public static Trace readAll(Path path) throws IOException, TraceException {
+    try (TraceReader r = open(path)) {
+      List<TraceRecord> all = new ArrayList<>();
+      while (r.hasNext()) {
+        all.add(r.next());
+      }
+      return new Trace(r.header(), all, r.truncation());
+    }
+  }
+
+  public TraceHeader header() {
+    return header;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** Whether another event can be read; false at the end of the file or at damage. */
+  public boolean hasNext() throws IOException {
+    while (pending.isEmpty() && !finished) {
+      readBatch();
+    }
+    return !pending.isEmpty();
+  }
+
+  /** The next event. */
+  public TraceRecord next() throws IOException {
+    if (!hasNext()) {
+      throw new NoSuchElementException("no more events in " + path);
+    }
+    return pending.poll();
+  }
+
+  /** Where and why reading stopped early; empty when the file was read to its end. */
+  public Optional<Truncation> truncation() {
+    return Optional.ofNullable(truncation);
+  }
+
+  /** Bytes of the file consumed so far. */
+  public long bytesRead() {
+    return offset;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+
+  private TraceHeader readHeader() throws IOException, TraceException {
+    byte[] magic = new byte[TraceFormat.MAGIC.length];
+    int n = in.readNBytes(magic, 0, magic.length);
+    offset += n;
+    if (n < magic.length || !Arrays.equals(magic, TraceFormat.MAGIC)) {
+      throw new TraceException(path + " is not an apptrace trace (it does not start with"
+          + " \"APPTRACE\")" + importHint(magic, n));
+    }
+    long len;
+    try {
+      len = readVarint();
+    } catch (EOFException e) {
+      throw new TraceException(path + " is cut short inside its header; it holds no events");
+    }
+    if (len < 0 || len > TraceFormat.MAX_HEADER_BYTES || len > fileSize - offset) {
+      throw new TraceException(path + " has a damaged header (length " + len + " at byte "
+          + (offset - 1) + "); it holds no readable events");
+    }
+    byte[] head = in.readNBytes((int) len);
+    offset += head.length;
+    TraceHeader h;
+    try {
+      h = TraceHeader.parseFrom(head);
+    } catch (IOException e) {
+      throw new TraceException(path + " has a damaged header; it holds no readable events", e);
+    }
+    if (h.getSchemaVersion() > TraceFormat.SCHEMA_VERSION) {
+      throw new TraceException(path + " was written with trace schema version "
+          + h.getSchemaVersion() + ", and this apptrace reads versions up to "
+          + TraceFormat.SCHEMA_VERSION + "; use a newer apptrace to read it");
+    }
+    return h;
+  }
+
+  private static String importHint(byte[] magic, int n) {
+    String start = new String(magic, 0, Math.max(n, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
+    if (start.startsWith("SQLite f")) {
+      return "; it is an SQLite file: convert it with 'apptrace import'";
+    }
+    if (start.startsWith("{") || start.startsWith("[") || (n >= 2 && (magic[0] & 0xff) == 0x1f
+        && (magic[1] & 0xff) == 0x8b)) {
+      return "; for a profiler's JSON or gzip file, use 'apptrace import'";
+    }
+    return "";
+  }
+
+  private void readBatch() throws IOException {
+    long start = offset;
+    long len;
+    try {
+      len = readVarint();
+    } catch (EOFException e) {
+      finished = true;
+      if (offset > start) {
+        truncation = new Truncation(start, "cut short inside a record length");
+      }
+      return;
+    } catch (IOException e) {
+      finished = true;
+      truncation = new Truncation(start, "damaged record length");
+      return;
+    }
+    long available = fileSize - offset;
+    if (len < 0 || len > TraceFormat.MAX_BATCH_BYTES) {
+      finished = true;
+      truncation = new Truncation(start, "damaged record (length " + len + ")");
+      return;
+    }
+    boolean complete = len <= available;
+    int want = (int) Math.min(len, available);
+    if (buffer.length < want) {
+      buffer = new byte[Math.max(want, buffer.length * 2)];
+    }
+    int got = in.readNBytes(buffer, 0, want);
+    offset += got;
+    complete &= got == len;
+    BatchParser.Result r = BatchParser.parse(buffer, got, complete);
+    for (Event e : r.events()) {
+      pending.add(new TraceRecord(r.pid(), r.tid(), r.seq(), e));
+    }
+    if (r.problem() != null) {
+      finished = true;
+      long at = start + varintSize(len) + r.goodBytes();
+      truncation = new Truncation(at, complete ? "damaged record" : "cut short");
+    }
+  }
+
+  private long readVarint() throws IOException {
+    long result = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      int b = in.read();
+      if (b < 0) {
+        throw new EOFException();
+      }
+      offset++;
+      result |= (long) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        return result;
+      }
+    }
+    throw new IOException("varint too long");
+  }
+
+  private static int varintSize(long v) {
+    int n = 1;
+    while ((v >>>= 7) != 0) {
+      n++;
+    }
+    return n;
+  }
+}
