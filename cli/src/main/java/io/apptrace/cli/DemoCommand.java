@@ -1,0 +1,118 @@
+package io.apptrace.cli;
+
+import io.apptrace.capture.Capture;
+import io.apptrace.capture.CaptureException;
+import io.apptrace.capture.CaptureOptions;
+import io.apptrace.capture.CaptureResult;
+import io.apptrace.capture.NativeLibraries;
+import io.apptrace.stats.TraceStats;
+import io.apptrace.trace.TraceException;
+import io.apptrace.trace.TraceReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code apptrace demo}: the main job on built-in defaults. Builds the bundled example CUDA
+ * program with nvcc, captures it on the simulated device and prints its statistics.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline), captures it",
+      "on the simulated device, and prints what it recorded."
+    })
+final class DemoCommand implements Callable<Integer> {
+  static final String EXAMPLE = "pipeline";
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--dir", paramLabel = "DIR", defaultValue = "apptrace-demo",
+      description = "Where the demo writes its program and trace (default: ${DEFAULT-VALUE}).")
+  Path dir;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    NativeLibraries libs = NativeLibraries.locate().orElseThrow(() -> new UserException(
+        "cannot find libapptrace.so: run apptrace through its launcher, or set APPTRACE_HOME"));
+    Path source = examples().resolve(EXAMPLE + ".cu");
+    if (!Files.isRegularFile(source)) {
+      throw new UserException("cannot find the bundled example " + source);
+    }
+    Files.createDirectories(dir);
+    Path program = dir.resolve(EXAMPLE);
+    out.println("apptrace demo: building " + source + " with nvcc -cudart shared");
+    out.flush();
+    compile(source, program);
+    Path trace = dir.resolve(EXAMPLE + ".apptrace");
+    out.println("apptrace demo: capturing " + program + " on the simulated CUDA device");
+    out.flush();
+    CaptureResult r;
+    try {
+      r = new Capture(new CaptureOptions(List.of(program.toString()), trace, true, 4096,
+          Duration.ofSeconds(10), libs)).run(p -> { }, p -> { }, 250);
+    } catch (CaptureException e) {
+      throw new UserException(e.getMessage(), e.exitCode());
+    }
+    if (r.exitCode() != 0) {
+      throw new UserException("the example exited with code " + r.exitCode());
+    }
+    out.println();
+    try (TraceReader reader = TraceReader.open(trace)) {
+      new StatsText(out).print(TraceStats.compute(reader), trace.toString());
+    } catch (TraceException e) {
+      throw new IllegalStateException("the demo's own trace is unreadable", e);
+    }
+    out.println();
+    out.println("apptrace demo: the trace is " + trace + "; the program is " + program);
+    out.println("apptrace demo: next, try 'apptrace stats --json " + trace + "'");
+    out.flush();
+    return ExitCodes.OK;
+  }
+
+  private static Path examples() {
+    String dir = System.getProperty("apptrace.examples.dir");
+    if (dir != null) {
+      return Path.of(dir);
+    }
+    String home = System.getProperty("apptrace.home", System.getenv("APPTRACE_HOME"));
+    return Path.of(home == null ? "." : home, "examples");
+  }
+
+  private static void compile(Path source, Path program) throws IOException, InterruptedException {
+    String nvcc = nvcc();
+    List<String> cmd = new ArrayList<>(List.of(nvcc, "-cudart", "shared", "-O2", "-o",
+        program.toString(), source.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String log = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new UserException("nvcc could not build " + source + ":\n" + log.strip());
+    }
+  }
+
+  private static String nvcc() {
+    String cuda = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (Files.isExecutable(Path.of(d, "nvcc"))) {
+        return Path.of(d, "nvcc").toString();
+      }
+    }
+    Path p = Path.of(cuda, "bin", "nvcc");
+    if (Files.isExecutable(p)) {
+      return p.toString();
+    }
+    throw new UserException("nvcc not found on PATH or in " + cuda + "/bin: install the CUDA 13"
+        + " toolkit (no GPU is needed) or set CUDA_HOME");
+  }
+}

@@ -1,0 +1,23 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code apptrace demo}: builds the bundled example with nvcc, captures and reports it. */
+class DemoCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void demoBuildsCapturesAndSaysWhereTheOutputWent() {
+    Cli r = Cli.run("demo", "--dir", tmp.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(Files.isExecutable(tmp.resolve("pipeline"))).isTrue();
+    assertThat(Files.isRegularFile(tmp.resolve("pipeline.apptrace"))).isTrue();
+    assertThat(r.out()).contains("kernel launches:").contains("scale").contains("h2d")
+        .contains("the trace is " + tmp.resolve("pipeline.apptrace"));
+  }
+}

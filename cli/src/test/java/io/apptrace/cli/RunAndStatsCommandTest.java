@@ -1,0 +1,135 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.TraceWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code apptrace run} and {@code apptrace stats} as a user sees them: output and exit codes. */
+class RunAndStatsCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void statsJsonOfTheVectorAddFollowsTheContract() throws Exception {
+    Path trace = tmp.resolve("vecadd.apptrace");
+    Cli run = Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("vecadd"));
+    assertThat(run.exit()).isZero();
+    Cli stats = Cli.run("stats", "--json", trace.toString());
+    assertThat(stats.exit()).isZero();
+    JsonNode j = new ObjectMapper().readTree(stats.out());
+    assertThat(j.path("schema").asText()).isEqualTo("apptrace.stats/1");
+    JsonNode totals = j.path("totals");
+    assertThat(totals.path("api_calls").path("cudaMalloc").asLong()).isEqualTo(3);
+    assertThat(totals.path("api_calls").path("cudaMemcpy").asLong()).isEqualTo(3);
+    assertThat(totals.path("api_calls").path("__cudaLaunchKernel").asLong()).isEqualTo(1);
+    assertThat(totals.path("kernel_launches").path("vector_add").asLong()).isEqualTo(1);
+    assertThat(totals.path("bytes_copied").path("h2d").asLong()).isEqualTo(8192);
+    assertThat(totals.path("bytes_copied").path("d2h").asLong()).isEqualTo(4096);
+    for (String k : new String[] {"d2d", "p2p", "h2h"}) {
+      assertThat(totals.path("bytes_copied").path(k).asLong()).as(k).isZero();
+    }
+    assertThat(totals.path("bytes_copied_by_memory").path("h2d").path("pageable->device").asLong()).isEqualTo(8192);
+    assertThat(totals.path("allocations").path("device").path("count").asLong()).isEqualTo(3);
+    assertThat(totals.path("dropped_records").asLong()).isZero();
+    assertThat(totals.path("truncated").asBoolean()).isFalse();
+    assertThat(j.path("processes")).hasSize(1);
+    assertThat(j.path("processes").get(0).path("exit_code").asInt()).isZero();
+    assertThat(j.path("processes").get(0).path("threads")).hasSize(1);
+  }
+
+  @Test
+  void statsTextNamesKernelsAndDirections() throws Exception {
+    Path trace = tmp.resolve("copies.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("copies")).exit()).isZero();
+    Cli stats = Cli.run("stats", trace.toString());
+    assertThat(stats.exit()).isZero();
+    assertThat(stats.out()).contains("on the simulated device")
+        .contains("h2d")
+        .contains("pinned->device 34.0 KiB")
+        .contains("write_combined->device 8.0 KiB")
+        .contains("registered->device 16.0 KiB")
+        .contains("records dropped: 0, batches lost: 0, truncated: no");
+  }
+
+  @Test
+  void runExitsWithTheProgramsCodeAndSignal() {
+    Path trace = tmp.resolve("t.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("exit_thread")).exit())
+        .isEqualTo(3);
+    assertThat(Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("segv"), "10").exit())
+        .isEqualTo(139);
+  }
+
+  @Test
+  void programArgumentsAreThePrograms() {
+    Path trace = tmp.resolve("segv.apptrace");
+    // "-o" after the program's name is the program's, not apptrace's; segv reads argv[1]
+    Cli r = Cli.run("run", "--sim", "-q", "-o", trace.toString(), "--", Cli.cudaTest("segv"), "5");
+    assertThat(r.exit()).isEqualTo(139);
+    Cli stats = Cli.run("stats", "--json", trace.toString());
+    assertThat(stats.out()).contains("\"cudaMemsetAsync\" : 5");
+  }
+
+  @Test
+  void missingCommandExits127NamingIt() {
+    Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("x.apptrace").toString(), "no-such-command-xyz");
+    assertThat(r.exit()).isEqualTo(127);
+    assertThat(r.err()).contains("apptrace run: command not found: no-such-command-xyz");
+  }
+
+  @Test
+  void unwritableOutputIsBadInput() {
+    Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("nope/x.apptrace").toString(), Cli.cudaTest("nocuda"));
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).startsWith("apptrace run: cannot write the trace").contains("nope/x.apptrace");
+  }
+
+  @Test
+  void statsOfAMissingFileIsBadInput() {
+    Cli r = Cli.run("stats", tmp.resolve("missing.apptrace").toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err().strip()).isEqualTo("apptrace stats: cannot read " + tmp.resolve("missing.apptrace")
+        + ": no such file");
+  }
+
+  @Test
+  void statsOfANewerSchemaNamesBothVersions() throws Exception {
+    Path newer = tmp.resolve("newer.apptrace");
+    TraceWriter.create(newer, TraceHeader.newBuilder().setSchemaVersion(7).build()).close();
+    Cli r = Cli.run("stats", newer.toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("schema version 7").contains("versions up to 1").doesNotContain("Exception");
+  }
+
+  @Test
+  void badUsageExits2WithUsage() {
+    Cli r = Cli.run("stats");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("apptrace stats: Missing required parameter").contains("Usage:");
+    assertThat(Cli.run("run", "--sim", "--malloc-threshold", "lots", "true").exit()).isEqualTo(2);
+  }
+
+  @Test
+  void versionAndHelp() {
+    assertThat(Cli.run("--version").out()).startsWith("apptrace 0.1.0");
+    Cli help = Cli.run("help", "run");
+    assertThat(help.exit()).isZero();
+    assertThat(help.out()).contains("--sim").contains("CMD");
+  }
+
+  @Test
+  void dumpPrintsOneLinePerEvent() throws Exception {
+    Path trace = tmp.resolve("v.apptrace");
+    Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("vecadd"));
+    Cli dump = Cli.run("dump", trace.toString());
+    assertThat(dump.exit()).isZero();
+    assertThat(dump.out().lines().filter(l -> l.contains(" cudaMalloc "))).hasSize(3);
+    assertThat(Files.size(trace)).isGreaterThan(0);
+  }
+}
