@@ -69,9 +69,14 @@ class CaptureFaultsTest {
             r -> io.apptrace.trace.ApiNames.of(r.event()), java.util.TreeMap::new, Collectors.counting())));
     assertThat(calls.get(parent)).contains(entry("cudaMalloc", 1L), entry("cudaMemset", 1L), entry("cudaFree", 1L));
     assertThat(calls.get(child)).contains(entry("cudaMalloc", 1L), entry("cudaMemset", 2L), entry("cudaFree", 1L));
-    List<TraceRecord> childStarts = c.records(r -> r.pid() == child && r.event().hasProcessStart());
-    // one ProcessStart after fork (still the parent's image), one after exec (argv ends in "child")
+    // One ProcessStart after fork (still the parent's image), one after exec (argv ends in
+    // "child"). They come on two connections, read by two collector threads: in the file they
+    // may be in either order, so they are ordered by their own clock.
+    List<TraceRecord> childStarts = c.records(r -> r.pid() == child && r.event().hasProcessStart())
+        .stream().sorted(java.util.Comparator.comparingLong(r -> r.event().getProcessStart().getMonotonicNs()))
+        .toList();
     assertThat(childStarts).hasSize(2);
+    assertThat(childStarts.get(0).event().getProcessStart().getArgvList()).last().isNotEqualTo("child");
     assertThat(childStarts.get(1).event().getProcessStart().getArgvList()).last().isEqualTo("child");
     assertThat(childStarts).allSatisfy(r -> assertThat(r.event().getProcessStart().getPpid()).isEqualTo(parent));
     assertThat(c.result().connections()).hasSize(3); // parent, child after fork, child after exec
