@@ -2,11 +2,17 @@
 //
 //   calls [--calls N] [--threads T] [--batch B]
 //
-// Each thread makes N/2 cudaMemcpyAsync calls (64 bytes, pinned to device, its own stream) and
-// N/2 kernel launches, timed in batches of B calls with CLOCK_MONOTONIC. It prints, per kind, the
-// median and 90th percentile of the per-call time over all batches (ns), and the calls per second
-// of all threads together. Run it untraced, under the pass-through shim and under apptrace to get
-// the interposer's added cost (bench/run-capture-bench).
+// Each thread makes N calls: N/2 cudaMemcpyAsync (64 bytes, pinned to device, its own stream)
+// and N/2 kernel launches (__cudaLaunchKernel, what <<<>>> calls in CUDA 13), timed in batches of
+// B calls with CLOCK_MONOTONIC. Calls alternate, batch by batch, between the symbol the program
+// links to (which an LD_PRELOAD library such as apptrace's interposer replaces) and the runtime's
+// own function (found with dlsym on the runtime's handle, so no preload sees it). Both halves run
+// on the same CPU microseconds apart, so the difference is the preload's added cost per call,
+// unaffected by the machine's speed changing between runs.
+//
+// Prints, per kind, the median per-call time of the linked calls, of the direct calls, and the
+// median of their per-batch differences (ns); and the linked calls per second of all threads.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <algorithm>
 #include <cstdio>
@@ -16,15 +22,24 @@
 #include <vector>
 #include <cuda_runtime.h>
 
+extern "C" cudaError_t __cudaGetKernel(cudaKernel_t *, const void *);
+extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
+
 __global__ void nop(int *x, int n) {
     if (threadIdx.x < n) x[threadIdx.x] = 0;
 }
 
+typedef cudaError_t (*memcpy_fn)(void *, const void *, size_t, cudaMemcpyKind, cudaStream_t);
+typedef cudaError_t (*launch_fn)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
+
 static long calls = 1000000, batch = 1000;
 static int threads = 1;
+static memcpy_fn direct_memcpy;
+static launch_fn direct_launch;
 
 struct Result {
-    std::vector<double> copy_ns, launch_ns;
+    std::vector<double> copy, copy_direct, copy_diff, launch, launch_direct, launch_diff;
+    double linked_ns = 0;
 };
 
 static double now_ns() {
@@ -40,16 +55,31 @@ static void *worker(void *arg) {
     char *host, *dev;
     cudaMallocHost(&host, 64);
     cudaMalloc(&dev, 4096);
+    cudaKernel_t k;
+    __cudaGetKernel(&k, (const void *)nop);
+    int n = 32;
+    int *x = (int *)dev;
+    void *args[] = {&x, &n};
+    dim3 grid(1), block(32);
     long batches = calls / 2 / batch;
     for (long b = 0; b < batches; b++) {
         double t0 = now_ns();
         for (long i = 0; i < batch; i++) cudaMemcpyAsync(dev, host, 64, cudaMemcpyHostToDevice, s);
         double t1 = now_ns();
-        for (long i = 0; i < batch; i++) nop<<<1, 32, 0, s>>>((int *)dev, 32);
+        for (long i = 0; i < batch; i++) direct_memcpy(dev, host, 64, cudaMemcpyHostToDevice, s);
         double t2 = now_ns();
-        r->copy_ns.push_back((t1 - t0) / batch);
-        r->launch_ns.push_back((t2 - t1) / batch);
-        if (b % 64 == 63) cudaStreamSynchronize(s);
+        for (long i = 0; i < batch; i++) __cudaLaunchKernel(k, grid, block, args, 0, s);
+        double t3 = now_ns();
+        for (long i = 0; i < batch; i++) direct_launch(k, grid, block, args, 0, s);
+        double t4 = now_ns();
+        r->copy.push_back((t1 - t0) / batch);
+        r->copy_direct.push_back((t2 - t1) / batch);
+        r->copy_diff.push_back(((t1 - t0) - (t2 - t1)) / batch);
+        r->launch.push_back((t3 - t2) / batch);
+        r->launch_direct.push_back((t4 - t3) / batch);
+        r->launch_diff.push_back(((t3 - t2) - (t4 - t3)) / batch);
+        r->linked_ns += (t1 - t0) + (t3 - t2);
+        if (b % 32 == 31) cudaStreamSynchronize(s);
     }
     cudaStreamSynchronize(s);
     cudaStreamDestroy(s);
@@ -58,9 +88,13 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static double percentile(std::vector<double> v, double p) {
+static double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[(size_t)(p * (v.size() - 1))];
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+static void append(std::vector<double> &to, const std::vector<double> &from) {
+    to.insert(to.end(), from.begin(), from.end());
 }
 
 int main(int argc, char **argv) {
@@ -69,6 +103,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--batch")) batch = atol(argv[i + 1]);
     }
+    void *rt = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+    direct_memcpy = rt ? (memcpy_fn)dlsym(rt, "cudaMemcpyAsync") : NULL;
+    direct_launch = rt ? (launch_fn)dlsym(rt, "__cudaLaunchKernel") : NULL;
+    if (!direct_memcpy || !direct_launch) {
+        fprintf(stderr, "calls: cannot find the runtime's own functions\n");
+        return 1;
+    }
     std::vector<Result> results(threads);
     std::vector<pthread_t> t(threads);
     double start = now_ns();
@@ -76,13 +117,21 @@ int main(int argc, char **argv) {
     for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
     double seconds = (now_ns() - start) / 1e9;
     Result all;
+    double linked_ns = 0;
     for (auto &r : results) {
-        all.copy_ns.insert(all.copy_ns.end(), r.copy_ns.begin(), r.copy_ns.end());
-        all.launch_ns.insert(all.launch_ns.end(), r.launch_ns.begin(), r.launch_ns.end());
+        append(all.copy, r.copy);
+        append(all.copy_direct, r.copy_direct);
+        append(all.copy_diff, r.copy_diff);
+        append(all.launch, r.launch);
+        append(all.launch_direct, r.launch_direct);
+        append(all.launch_diff, r.launch_diff);
+        linked_ns = std::max(linked_ns, r.linked_ns);
     }
-    printf("threads=%d calls_per_thread=%ld seconds=%.3f calls_per_s=%.0f\n", threads, calls, seconds,
-           threads * (double)calls / seconds);
-    printf("memcpy_async_ns median=%.1f p90=%.1f\n", percentile(all.copy_ns, 0.5), percentile(all.copy_ns, 0.9));
-    printf("launch_ns median=%.1f p90=%.1f\n", percentile(all.launch_ns, 0.5), percentile(all.launch_ns, 0.9));
+    printf("threads=%d calls_per_thread=%ld seconds=%.3f linked_calls_per_s=%.0f\n", threads, calls,
+           seconds, threads * (double)calls / (linked_ns / 1e9));
+    printf("memcpy_async_ns median=%.1f direct=%.1f added=%.1f\n", median(all.copy),
+           median(all.copy_direct), median(all.copy_diff));
+    printf("launch_ns median=%.1f direct=%.1f added=%.1f\n", median(all.launch),
+           median(all.launch_direct), median(all.launch_diff));
     return 0;
 }

@@ -6,6 +6,12 @@
  * encoders are tested message type by message type against the Java decoder
  * (tests/native/test_encode.c writes one of each, EncoderConformanceTest decodes them).
  *
+ * Bounds: only writes of variable size (strings, bytes, nested messages) check the room left,
+ * and they require PB_SLACK bytes beyond their own; scalar writes do not check. No message has
+ * enough scalar fields to fill PB_SLACK (at most 15 bytes each), so a scalar can only follow a
+ * checked write (or pbw_init with at least PB_SLACK bytes) that left the slack. Writers into
+ * smaller buffers (a Batch head) write a few scalars only, within their buffer.
+ *
  * Conventions: proto3 semantics, so zero values are not written (a reader sees the default).
  * Nested messages reserve a fixed 3-byte length (a padded varint, which every protobuf parser
  * accepts), so a message is written in one pass and closed by patching its length; a nested
@@ -28,6 +34,7 @@ typedef struct {
 
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
 #define PB_NESTED_LEN_BYTES 3
+#define PB_SLACK 1024
 #define PB_NESTED_MAX ((1u << 21) - 1)
 
 static inline void pbw_init(pbw *w, uint8_t *buf, size_t cap) {
@@ -57,9 +64,9 @@ static inline void pbw_tag(pbw *w, uint32_t field, uint32_t wire) {
     pbw_raw_varint(w, ((uint64_t)field << 3) | wire);
 }
 
-/* uint32/uint64/enum/bool field; zero is not written. */
+/* uint32/uint64/enum/bool field; zero is not written. Unchecked: see "Bounds" above. */
 static inline void pbw_u64(pbw *w, uint32_t field, uint64_t v) {
-    if (v == 0 || !pbw_room(w, 15)) return;
+    if (v == 0 || w->overflow) return;
     pbw_tag(w, field, PB_VARINT);
     pbw_raw_varint(w, v);
 }
@@ -76,7 +83,7 @@ static inline void pbw_s32(pbw *w, uint32_t field, int32_t v) {
 
 /* fixed64 field: addresses, handles and timestamps, written without a loop. */
 static inline void pbw_f64(pbw *w, uint32_t field, uint64_t v) {
-    if (v == 0 || !pbw_room(w, 13)) return;
+    if (v == 0 || w->overflow) return;
     pbw_tag(w, field, PB_I64);
     memcpy(w->p, &v, 8); /* little-endian, as the wire format requires (x86-64) */
     w->p += 8;
@@ -87,7 +94,7 @@ static inline void pbw_bool(pbw *w, uint32_t field, bool v) {
 }
 
 static inline void pbw_bytes(pbw *w, uint32_t field, const void *data, size_t n) {
-    if (n == 0 || !pbw_room(w, n + 15)) return;
+    if (n == 0 || !pbw_room(w, n + 15 + PB_SLACK)) return;
     pbw_tag(w, field, PB_LEN);
     pbw_raw_varint(w, n);
     memcpy(w->p, data, n);
@@ -106,7 +113,7 @@ static inline void pbw_str(pbw *w, uint32_t field, const char *s, size_t max) {
 
 /* Opens a nested message; returns where its length goes, or NULL on overflow. */
 static inline uint8_t *pbw_begin(pbw *w, uint32_t field) {
-    if (!pbw_room(w, 5 + PB_NESTED_LEN_BYTES)) return NULL;
+    if (!pbw_room(w, 5 + PB_NESTED_LEN_BYTES + PB_SLACK)) return NULL;
     pbw_tag(w, field, PB_LEN);
     uint8_t *len = w->p;
     w->p += PB_NESTED_LEN_BYTES;

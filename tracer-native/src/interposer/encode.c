@@ -3,28 +3,36 @@
 
 #include <string.h>
 
+/* Every encoder works on a local copy of the writer: a byte stored through w->p could alias the
+ * writer itself, so the compiler would reload and store the cursor around every byte; a local
+ * whose address does not escape stays in registers. */
+#define LOCAL_WRITER(out) \
+    pbw local_ = *(out);  \
+    pbw *w = &local_
+#define DONE(out) (*(out) = local_)
+
 #define U(w, msg, f, v) pbw_u64(w, PB_##msg##_##f, (uint64_t)(v))
 #define I(w, msg, f, v) pbw_i32(w, PB_##msg##_##f, (int32_t)(v))
 #define Z(w, msg, f, v) pbw_s32(w, PB_##msg##_##f, (int32_t)(v))
 #define F(w, msg, f, v) pbw_f64(w, PB_##msg##_##f, (uint64_t)(v))
 #define S(w, msg, f, v, max) pbw_str(w, PB_##msg##_##f, v, max)
 
-void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq) {
+void enc_batch_head(pbw *out, uint32_t pid, uint32_t tid, uint64_t seq) {
+    LOCAL_WRITER(out);
     U(w, Batch, pid, pid);
     U(w, Batch, tid, tid);
     U(w, Batch, seq, seq);
+    DONE(out);
 }
 
-void enc_event_head_fields(pbw *w, const enc_event_head *h) {
-    F(w, Event, entry_ns, h->entry_ns);
-    U(w, Event, duration_ns, h->duration_ns);
-    U(w, Event, api, h->api);
-    I(w, Event, result, h->result);
-    F(w, Event, call_site, h->call_site);
-    U(w, Event, correlation_id, h->correlation_id);
+void enc_event_head_fields(pbw *out, const enc_event_head *h) {
+    LOCAL_WRITER(out);
+    enc_event_head_write(w, h->entry_ns, h->duration_ns, h->api, h->result, h->call_site, h->correlation_id);
+    DONE(out);
 }
 
-void enc_process_start_body(pbw *w, const enc_process_start *m) {
+void enc_process_start_body(pbw *out, const enc_process_start *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_process_start);
     U(w, ProcessStart, pid, m->pid);
     U(w, ProcessStart, ppid, m->ppid);
@@ -35,7 +43,7 @@ void enc_process_start_body(pbw *w, const enc_process_start *m) {
         size_t len = strnlen(arg, m->argv_len - off);
         pbw_str(w, PB_ProcessStart_argv, arg, len < ENC_MAX_ARG_BYTES ? len : ENC_MAX_ARG_BYTES);
         if (len == 0) { /* an empty argument still counts: write it explicitly */
-            if (pbw_room(w, 2)) {
+            if (pbw_room(w, 2 + PB_SLACK)) {
                 pbw_tag(w, PB_ProcessStart_argv, PB_LEN);
                 pbw_raw_varint(w, 0);
             }
@@ -56,17 +64,21 @@ void enc_process_start_body(pbw *w, const enc_process_start *m) {
     U(w, ProcessStart, uid, m->uid);
     S(w, ProcessStart, clock_source, m->clock_source, 32);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_thread_start_body(pbw *w, const enc_thread_start *m) {
+void enc_thread_start_body(pbw *out, const enc_thread_start *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_thread_start);
     U(w, ThreadStart, tid, m->tid);
     S(w, ThreadStart, name, m->name, ENC_MAX_NAME);
     pbw_bool(w, PB_ThreadStart_main_thread, m->main_thread);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_modules_body(pbw *w, const enc_module *mods, uint32_t n) {
+void enc_modules_body(pbw *out, const enc_module *mods, uint32_t n) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_modules);
     for (uint32_t i = 0; i < n && i < ENC_MAX_MODULES; i++) {
         uint8_t *mb = pbw_begin(w, PB_ModuleMap_modules);
@@ -79,16 +91,20 @@ void enc_modules_body(pbw *w, const enc_module *mods, uint32_t n) {
         pbw_end(w, mb);
     }
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_set_device_body(pbw *w, int32_t device, uint32_t flags) {
+void enc_set_device_body(pbw *out, int32_t device, uint32_t flags) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_set_device);
     Z(w, SetDevice, device, device);
     U(w, SetDevice, flags, flags);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_alloc_body(pbw *w, const enc_alloc *m) {
+void enc_alloc_body(pbw *out, const enc_alloc *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_alloc);
     U(w, Alloc, kind, m->kind);
     F(w, Alloc, ptr, m->ptr);
@@ -103,18 +119,22 @@ void enc_alloc_body(pbw *w, const enc_alloc *m) {
     S(w, Alloc, host_function, m->host_function, 64);
     F(w, Alloc, previous_ptr, m->previous_ptr);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_free_body(pbw *w, const enc_free *m) {
+void enc_free_body(pbw *out, const enc_free *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_free);
     U(w, Free, kind, m->kind);
     F(w, Free, ptr, m->ptr);
     F(w, Free, stream, m->stream);
     Z(w, Free, device, m->device);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_copy_body(pbw *w, const enc_copy *m) {
+void enc_copy_body(pbw *out, const enc_copy *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_copy);
     F(w, Copy, dst, m->dst);
     F(w, Copy, src, m->src);
@@ -139,9 +159,11 @@ void enc_copy_body(pbw *w, const enc_copy *m) {
     I(w, Copy, src_memory_type, m->src_memory_type);
     Z(w, Copy, device, m->device);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_memset_body(pbw *w, const enc_memset *m) {
+void enc_memset_body(pbw *out, const enc_memset *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_memset);
     F(w, Memset, ptr, m->ptr);
     Z(w, Memset, value, m->value);
@@ -155,9 +177,11 @@ void enc_memset_body(pbw *w, const enc_memset *m) {
     U(w, Memset, depth, m->depth);
     Z(w, Memset, device, m->device);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_kernel_info_body(pbw *w, const enc_kernel_info *m) {
+void enc_kernel_info_body(pbw *out, const enc_kernel_info *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_kernel_info);
     F(w, KernelInfo, kernel_id, m->kernel_id);
     S(w, KernelInfo, mangled_name, m->mangled_name, ENC_MAX_NAME);
@@ -177,9 +201,11 @@ void enc_kernel_info_body(pbw *w, const enc_kernel_info *m) {
     U(w, KernelInfo, decode, m->decode);
     U(w, KernelInfo, params_bytes, m->params_bytes);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_launch_body(pbw *w, const enc_launch *m) {
+void enc_launch_body(pbw *out, const enc_launch *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_launch);
     F(w, KernelLaunch, kernel_id, m->kernel_id);
     U(w, KernelLaunch, grid_x, m->grid_x);
@@ -196,44 +222,54 @@ void enc_launch_body(pbw *w, const enc_launch *m) {
     Z(w, KernelLaunch, device, m->device);
     pbw_bool(w, PB_KernelLaunch_cooperative, m->cooperative);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_stream_body(pbw *w, const enc_stream_op *m) {
+void enc_stream_body(pbw *out, const enc_stream_op *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_stream);
     F(w, StreamOp, stream, m->stream);
     U(w, StreamOp, flags, m->flags);
     Z(w, StreamOp, priority, m->priority);
     Z(w, StreamOp, device, m->device);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_event_op_body(pbw *w, const enc_event_op *m) {
+void enc_event_op_body(pbw *out, const enc_event_op *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_event);
     F(w, EventOp, event, m->event);
     F(w, EventOp, stream, m->stream);
     U(w, EventOp, flags, m->flags);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_sync_body(pbw *w, const enc_sync *m) {
+void enc_sync_body(pbw *out, const enc_sync *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_sync);
     U(w, Sync, scope, m->scope);
     F(w, Sync, stream, m->stream);
     F(w, Sync, event, m->event);
     Z(w, Sync, device, m->device);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_peer_body(pbw *w, const enc_peer *m) {
+void enc_peer_body(pbw *out, const enc_peer *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_peer);
     Z(w, PeerAccess, device, m->device);
     Z(w, PeerAccess, peer, m->peer);
     U(w, PeerAccess, flags, m->flags);
     pbw_bool(w, PB_PeerAccess_enable, m->enable);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_prefetch_body(pbw *w, const enc_prefetch *m) {
+void enc_prefetch_body(pbw *out, const enc_prefetch *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_prefetch);
     F(w, Prefetch, ptr, m->ptr);
     U(w, Prefetch, bytes, m->bytes);
@@ -241,9 +277,11 @@ void enc_prefetch_body(pbw *w, const enc_prefetch *m) {
     F(w, Prefetch, stream, m->stream);
     Z(w, Prefetch, location_type, m->location_type);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_advise_body(pbw *w, const enc_advise *m) {
+void enc_advise_body(pbw *out, const enc_advise *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_advise);
     F(w, Advise, ptr, m->ptr);
     U(w, Advise, bytes, m->bytes);
@@ -251,17 +289,21 @@ void enc_advise_body(pbw *w, const enc_advise *m) {
     Z(w, Advise, device, m->device);
     Z(w, Advise, location_type, m->location_type);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_callback_body(pbw *w, const enc_callback *m) {
+void enc_callback_body(pbw *out, const enc_callback *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_callback);
     F(w, HostCallback, stream, m->stream);
     F(w, HostCallback, function, m->function);
     F(w, HostCallback, user_data, m->user_data);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_symbol_body(pbw *w, const enc_symbol *m) {
+void enc_symbol_body(pbw *out, const enc_symbol *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_symbol);
     F(w, SymbolInfo, host_address, m->host_address);
     S(w, SymbolInfo, name, m->name, ENC_MAX_NAME);
@@ -270,15 +312,19 @@ void enc_symbol_body(pbw *w, const enc_symbol *m) {
     pbw_bool(w, PB_SymbolInfo_managed, m->managed);
     F(w, SymbolInfo, device_address, m->device_address);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_fork_body(pbw *w, uint32_t child_pid) {
+void enc_fork_body(pbw *out, uint32_t child_pid) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_fork);
     U(w, Fork, child_pid, child_pid);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_gpu_body(pbw *w, const enc_gpu *m) {
+void enc_gpu_body(pbw *out, const enc_gpu *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_gpu);
     U(w, GpuActivity, correlation_id, m->correlation_id);
     U(w, GpuActivity, kind, m->kind);
@@ -303,26 +349,32 @@ void enc_gpu_body(pbw *w, const enc_gpu *m) {
     U(w, GpuActivity, value, m->value);
     U(w, GpuActivity, flags, m->flags);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_clock_sync_body(pbw *w, uint64_t gpu_clock_ns, uint64_t monotonic_ns, const char *source) {
+void enc_clock_sync_body(pbw *out, uint64_t gpu_clock_ns, uint64_t monotonic_ns, const char *source) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_clock_sync);
     U(w, ClockSync, gpu_clock_ns, gpu_clock_ns);
     U(w, ClockSync, monotonic_ns, monotonic_ns);
     S(w, ClockSync, source, source, 64);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_loss_body(pbw *w, const enc_loss *m) {
+void enc_loss_body(pbw *out, const enc_loss *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_loss);
     U(w, Loss, records, m->records);
     U(w, Loss, bytes, m->bytes);
     S(w, Loss, reason, m->reason, ENC_MAX_NAME);
     U(w, Loss, since_ns, m->since_ns);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_process_end_body(pbw *w, const enc_process_end *m) {
+void enc_process_end_body(pbw *out, const enc_process_end *m) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_process_end);
     Z(w, ProcessEnd, exit_code, m->exit_code);
     Z(w, ProcessEnd, signal, m->signal);
@@ -331,11 +383,14 @@ void enc_process_end_body(pbw *w, const enc_process_end *m) {
     S(w, ProcessEnd, cudart_path, m->cudart_path, ENC_MAX_PATH);
     U(w, ProcessEnd, cuda_calls, m->cuda_calls);
     pbw_end(w, b);
+    DONE(out);
 }
 
-void enc_note_body(pbw *w, const char *text, const char *severity) {
+void enc_note_body(pbw *out, const char *text, const char *severity) {
+    LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_note);
     S(w, Note, text, text, ENC_MAX_NAME);
     S(w, Note, severity, severity, 32);
     pbw_end(w, b);
+    DONE(out);
 }

@@ -196,6 +196,17 @@ typedef struct {
 } enc_event_head;
 
 void enc_event_head_fields(pbw *w, const enc_event_head *h);
+
+/* The same, inline, for the recorder's hot path (on a writer held in registers). */
+static inline void enc_event_head_write(pbw *w, uint64_t entry_ns, uint64_t duration_ns, int api,
+                                        int32_t result, uint64_t call_site, uint64_t correlation_id) {
+    pbw_f64(w, PB_Event_entry_ns, entry_ns);
+    pbw_u64(w, PB_Event_duration_ns, duration_ns);
+    pbw_u64(w, PB_Event_api, (uint64_t)api);
+    pbw_i32(w, PB_Event_result, result);
+    pbw_f64(w, PB_Event_call_site, call_site);
+    pbw_u64(w, PB_Event_correlation_id, correlation_id);
+}
 void enc_process_start_body(pbw *w, const enc_process_start *m);
 void enc_thread_start_body(pbw *w, const enc_thread_start *m);
 void enc_modules_body(pbw *w, const enc_module *mods, uint32_t n);

@@ -131,7 +131,9 @@ static at_buf *thread_attach(void) {
     return b;
 }
 
-static bool begin(at_event *e, const enc_event_head *head) {
+/* Locks this thread's buffer and writes an Event's header into it. */
+static inline bool begin(at_event *e, uint64_t entry_ns, uint64_t duration_ns, int api, int result,
+                         uint64_t call_site, uint64_t correlation) {
     /* Only a signal handler can get here while this thread is writing an event (its buffer lock
      * is its own): waiting for the lock would never end, so that record is not written. */
     if (AT_UNLIKELY(in_event)) {
@@ -149,9 +151,11 @@ static bool begin(at_event *e, const enc_event_head *head) {
     lock_own(b);
     in_event = true;
     e->buf = b;
-    pbw_init(&e->w, b->data + b->len, AT_BUF_CAP - b->len);
-    e->event_len = pbw_begin(&e->w, PB_Batch_events);
-    enc_event_head_fields(&e->w, head);
+    pbw w; /* a local writer stays in registers (see encode.c) */
+    pbw_init(&w, b->data + b->len, AT_BUF_CAP - b->len);
+    e->event_len = pbw_begin(&w, PB_Batch_events);
+    enc_event_head_write(&w, entry_ns, duration_ns, api, result, call_site, correlation);
+    e->w = w;
     return true;
 }
 
@@ -164,24 +168,18 @@ bool at_begin(at_event *e, const at_call *c, int result) {
         at_arm_exit_handler();
     }
     e->exit_ns = at_now_ns();
-    enc_event_head head = {
-        .entry_ns = c->entry_ns,
-        .duration_ns = e->exit_ns - c->entry_ns,
-        .api = c->api,
-        .result = result,
-        .call_site = c->call_site,
-        .correlation_id = at_tls.correlation,
-    };
+    uint64_t correlation = at_tls.correlation;
     at_tls.correlation = 0;
-    if (!begin(e, &head)) return false;
+    if (!begin(e, c->entry_ns, e->exit_ns - c->entry_ns, c->api, result, c->call_site, correlation)) {
+        return false;
+    }
     if (c->api != 0) e->buf->calls++; /* host allocations are events, not CUDA calls */
     return true;
 }
 
 bool at_begin_record(at_event *e, uint64_t time_ns) {
     e->exit_ns = time_ns;
-    enc_event_head head = {.entry_ns = time_ns};
-    return begin(e, &head);
+    return begin(e, time_ns, 0, 0, 0, 0, 0);
 }
 
 void at_commit(at_event *e) {
@@ -193,7 +191,7 @@ void at_commit(at_event *e) {
     } else {
         atomic_fetch_add(&dropped_events, 1);
     }
-    if (b->len >= AT_FLUSH_BYTES || e->exit_ns - b->last_flush_ns >= AT_FLUSH_NS ||
+    if (b->len >= at_flush_bytes || e->exit_ns - b->last_flush_ns >= AT_FLUSH_NS ||
         atomic_load_explicit(&at_exiting, memory_order_relaxed)) {
         send_events(b, e->exit_ns);
         at_clock_anchor(); /* the owner thread: keep its derived clock within ~1 us */

@@ -35,10 +35,13 @@
 #define AT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define AT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* A buffer is sent once it holds this much; no single event may be larger than
- * AT_BUF_CAP - AT_FLUSH_BYTES (the encoders' caps keep them far smaller). */
-#define AT_BUF_CAP (96 * 1024)
-#define AT_FLUSH_BYTES (32 * 1024)
+/* A buffer is sent once it holds at_flush_bytes (at most AT_FLUSH_BYTES: fewer, larger packets
+ * cost fewer system calls per event; less when the socket's send buffer is smaller, see
+ * transport.c). No single event may be larger than AT_BUF_CAP - AT_FLUSH_BYTES (the encoders'
+ * caps keep them far smaller). */
+#define AT_BUF_CAP (320 * 1024)
+#define AT_FLUSH_BYTES (256 * 1024)
+extern uint32_t at_flush_bytes;
 /* The longest an event waits in a buffer while its thread keeps making calls. */
 #define AT_FLUSH_NS (10ull * 1000 * 1000)
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 static int sock_fd = -1;
+uint32_t at_flush_bytes = 32 * 1024;
 static _Atomic uint64_t lost_packets, lost_bytes;
 static _Atomic bool lost_reported;
 
@@ -43,8 +44,17 @@ bool at_transport_connect(void) {
         at_warn("cannot reach the collector at ", path, " (", strerrordesc_np(err), "); not tracing", NULL);
         return false;
     }
-    int sndbuf = 4 << 20; /* the kernel caps it at wmem_max; a larger buffer smooths bursts */
+    /* A packet must fit in the send buffer (sk_sndbuf less a little overhead). Ask for plenty; the
+     * kernel caps it at 2 * wmem_max (425,984 bytes by default); size packets to what we got. */
+    int sndbuf = 4 << 20;
+    socklen_t len = sizeof sndbuf;
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0) {
+        int64_t room = (int64_t)sndbuf - (AT_BUF_CAP - AT_FLUSH_BYTES) - 4096;
+        if (room > AT_FLUSH_BYTES) room = AT_FLUSH_BYTES;
+        if (room < 16 * 1024) room = 16 * 1024;
+        at_flush_bytes = (uint32_t)room;
+    }
     sock_fd = fd;
     return true;
 }
