@@ -1,6 +1,6 @@
 // Per-call cost of the CUDA runtime as a program sees it, for docs/BENCHMARKS.md.
 //
-//   calls [--calls N] [--threads T] [--batch B]
+//   calls [--calls N] [--threads T] [--batch B] [--unpaired]
 //
 // Each thread makes N calls: N/2 cudaMemcpyAsync (64 bytes, pinned to device, its own stream)
 // and N/2 kernel launches (__cudaLaunchKernel, what <<<>>> calls in CUDA 13), timed in batches of
@@ -12,6 +12,7 @@
 //
 // Prints, per kind, the median per-call time of the linked calls, of the direct calls, and the
 // median of their per-batch differences (ns); and the linked calls per second of all threads.
+// --unpaired makes linked calls only (every call traced: for collector throughput).
 #include <dlfcn.h>
 #include <pthread.h>
 #include <algorithm>
@@ -34,6 +35,7 @@ typedef cudaError_t (*launch_fn)(cudaKernel_t, dim3, dim3, void **, size_t, cuda
 
 static long calls = 1000000, batch = 1000;
 static int threads = 1;
+static bool unpaired = false;
 static memcpy_fn direct_memcpy;
 static launch_fn direct_launch;
 
@@ -66,11 +68,11 @@ static void *worker(void *arg) {
         double t0 = now_ns();
         for (long i = 0; i < batch; i++) cudaMemcpyAsync(dev, host, 64, cudaMemcpyHostToDevice, s);
         double t1 = now_ns();
-        for (long i = 0; i < batch; i++) direct_memcpy(dev, host, 64, cudaMemcpyHostToDevice, s);
+        for (long i = 0; i < batch && !unpaired; i++) direct_memcpy(dev, host, 64, cudaMemcpyHostToDevice, s);
         double t2 = now_ns();
         for (long i = 0; i < batch; i++) __cudaLaunchKernel(k, grid, block, args, 0, s);
         double t3 = now_ns();
-        for (long i = 0; i < batch; i++) direct_launch(k, grid, block, args, 0, s);
+        for (long i = 0; i < batch && !unpaired; i++) direct_launch(k, grid, block, args, 0, s);
         double t4 = now_ns();
         r->copy.push_back((t1 - t0) / batch);
         r->copy_direct.push_back((t2 - t1) / batch);
@@ -98,8 +100,12 @@ static void append(std::vector<double> &to, const std::vector<double> &from) {
 }
 
 int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--unpaired")) unpaired = true;
+    }
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--calls")) calls = atol(argv[i + 1]);
+        if (!strcmp(argv[i], "--unpaired")) i--;
+        else if (!strcmp(argv[i], "--calls")) calls = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--batch")) batch = atol(argv[i + 1]);
     }
