@@ -71,6 +71,13 @@ static inline void pbw_u64(pbw *w, uint32_t field, uint64_t v) {
     pbw_raw_varint(w, v);
 }
 
+/* An optional (explicit-presence) uint32/uint64 field: written even when zero. */
+static inline void pbw_u64_present(pbw *w, uint32_t field, uint64_t v) {
+    if (w->overflow) return;
+    pbw_tag(w, field, PB_VARINT);
+    pbw_raw_varint(w, v);
+}
+
 /* int32 field: negative values take ten bytes, as protobuf's int32 encoding requires. */
 static inline void pbw_i32(pbw *w, uint32_t field, int32_t v) {
     pbw_u64(w, field, (uint64_t)(int64_t)v);

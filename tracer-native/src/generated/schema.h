@@ -98,6 +98,7 @@
 #define PB_Alloc_depth 10
 #define PB_Alloc_host_function 11
 #define PB_Alloc_previous_ptr 12
+#define PB_Alloc_numa_node 13
 #define PB_Free_kind 1
 #define PB_Free_ptr 2
 #define PB_Free_stream 3

@@ -118,6 +118,7 @@ void enc_alloc_body(pbw *out, const enc_alloc *m) {
     U(w, Alloc, depth, m->depth);
     S(w, Alloc, host_function, m->host_function, 64);
     F(w, Alloc, previous_ptr, m->previous_ptr);
+    if (m->numa_known) pbw_u64_present(w, PB_Alloc_numa_node, m->numa_node);
     pbw_end(w, b);
     DONE(out);
 }

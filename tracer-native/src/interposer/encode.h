@@ -54,6 +54,8 @@ typedef struct {
     uint64_t stream, pitch, width, height, depth;
     const char *host_function;
     uint64_t previous_ptr;
+    bool numa_known; /* numa_node is written only when known (node 0 is a node) */
+    uint32_t numa_node;
 } enc_alloc;
 
 typedef struct {

@@ -2,6 +2,10 @@
  * managed, stream-ordered and array memory. */
 #include "hook.h"
 
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
 typedef cudaError_t (*pool_async_fn)(void **, size_t, cudaMemPool_t, cudaStream_t);
 typedef cudaError_t (*free_async_fn)(void *, cudaStream_t);
@@ -16,9 +20,29 @@ static uint64_t out_ptr(cudaError_t r, void **p) {
     return (r == cudaSuccess && p != NULL) ? (uint64_t)(uintptr_t)*p : 0;
 }
 
+/* The NUMA node of the page holding `ptr`, asked of the kernel without touching the page
+ * (move_pages with no target nodes only reports); false when the page is not resident or the
+ * call is not allowed (some containers forbid it). */
+static bool numa_node_of(uint64_t ptr, uint32_t *node) {
+    int saved = errno;
+    void *page = (void *)(uintptr_t)ptr;
+    int status = -1;
+    long r = syscall(SYS_move_pages, 0, 1UL, &page, NULL, &status, 0);
+    errno = saved;
+    if (r != 0 || status < 0) return false;
+    *node = (uint32_t)status;
+    return true;
+}
+
+static bool page_locked(int kind) {
+    return kind == PB_MemoryKind_PINNED || kind == PB_MemoryKind_WRITE_COMBINED ||
+           kind == PB_MemoryKind_MAPPED || kind == PB_MemoryKind_REGISTERED;
+}
+
 static void record_alloc(at_call *c, cudaError_t r, int kind, uint64_t ptr, uint64_t bytes,
                          unsigned int flags, int device) {
     enc_alloc m = {.kind = kind, .ptr = ptr, .bytes = bytes, .flags = flags, .device = device};
+    if (ptr != 0 && page_locked(kind)) m.numa_known = numa_node_of(ptr, &m.numa_node);
     AT_RECORD(c, r, enc_alloc_body, &m);
 }
 

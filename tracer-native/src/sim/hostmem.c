@@ -47,8 +47,9 @@ static cudaError_t host_alloc(void **pHost, size_t size, unsigned int flags) {
         *pHost = NULL;
         return cudaSuccess;
     }
-    void *p = mmap(NULL, page_round(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                   0);
+    /* populated: page-locked memory is resident, as with CUDA */
+    void *p = mmap(NULL, page_round(size), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED)
         return cudaErrorMemoryAllocation;
     if (add_region(p, size, flags, false) != cudaSuccess) {

@@ -72,8 +72,12 @@ int main(int argc, char **argv) {
     enc_alloc al = {.kind = U(Alloc, kind), .ptr = U(Alloc, ptr), .bytes = U(Alloc, bytes),
         .flags = U(Alloc, flags), .device = I(Alloc, device), .stream = U(Alloc, stream),
         .pitch = U(Alloc, pitch), .width = U(Alloc, width), .height = U(Alloc, height),
-        .depth = U(Alloc, depth), .host_function = S(Alloc, host_function), .previous_ptr = U(Alloc, previous_ptr)};
+        .depth = U(Alloc, depth), .host_function = S(Alloc, host_function), .previous_ptr = U(Alloc, previous_ptr),
+        .numa_known = true, .numa_node = U(Alloc, numa_node)};
     EVENT(enc_alloc_body(&w, &al));
+    /* NUMA node 0 is present, unlike the zero of a plain field */
+    enc_alloc node0 = {.kind = 2, .ptr = 0x1000, .bytes = 4096, .numa_known = true, .numa_node = 0};
+    EVENT(enc_alloc_body(&w, &node0));
 
     enc_free fr = {.kind = U(Free, kind), .ptr = U(Free, ptr), .stream = U(Free, stream), .device = I(Free, device)};
     EVENT(enc_free_body(&w, &fr));
