@@ -34,6 +34,8 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args);
 cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                              size_t sharedMem, cudaStream_t stream);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream);
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);
 
 #define TABLE 16384 /* kernels and symbols per process; a power of two */
 enum { LAYOUT_UNKNOWN, LAYOUT_BUSY, LAYOUT_READY };
@@ -483,18 +485,49 @@ static cudaError_t launch_handle(handle_launch_fn real, int api, void *ra, cudaK
     return r;
 }
 
+/* The call site of a launch. `k<<<g, b>>>(args)` compiles to __cudaPushCallConfiguration at the
+ * line of the launch, then a call to a stub nvcc generates, which pops the configuration and
+ * launches: the launch's own return address is in the stub, the push's is the user's line. These
+ * two hooks only note addresses (no event); Pop hands its push's site to the launch that follows. */
+APPTRACE_HOOK(__cudaPushCallConfiguration, unsigned, (dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                      struct CUstream_st *stream)) {
+    REAL_OR(__cudaPushCallConfiguration, 1u);
+    int d = at_tls.push_depth++;
+    if (d >= 0 && d < (int)(sizeof at_tls.push_sites / sizeof at_tls.push_sites[0]))
+        at_tls.push_sites[d] = __builtin_return_address(0);
+    return real___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
+}
+
+APPTRACE_HOOK(__cudaPopCallConfiguration, cudaError_t, (dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                                        void *stream)) {
+    REAL(__cudaPopCallConfiguration);
+    if (at_tls.push_depth > 0) {
+        int d = --at_tls.push_depth;
+        at_tls.launch_site =
+            d < (int)(sizeof at_tls.push_sites / sizeof at_tls.push_sites[0]) ? at_tls.push_sites[d] : NULL;
+    }
+    return real___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
+}
+
+/* The site to record for a launch whose own return address is `ra`. */
+static void *launch_site(void *ra) {
+    void *site = at_tls.launch_site;
+    at_tls.launch_site = NULL;
+    return site != NULL ? site : ra;
+}
+
 APPTRACE_HOOK(__cudaLaunchKernel, cudaError_t, (cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                                size_t sharedMem, cudaStream_t stream)) {
     REAL(__cudaLaunchKernel);
     return launch_handle(real___cudaLaunchKernel, APPTRACE_API___cudaLaunchKernel,
-                         __builtin_return_address(0), kernel, gridDim, blockDim, args, sharedMem, stream);
+                         launch_site(__builtin_return_address(0)), kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
 APPTRACE_HOOK(__cudaLaunchKernel_ptsz, cudaError_t, (cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                                     void **args, size_t sharedMem, cudaStream_t stream)) {
     REAL(__cudaLaunchKernel_ptsz);
     return launch_handle(real___cudaLaunchKernel_ptsz, APPTRACE_API___cudaLaunchKernel_ptsz,
-                         __builtin_return_address(0), kernel, gridDim, blockDim, args, sharedMem, stream);
+                         launch_site(__builtin_return_address(0)), kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
 static cudaError_t launch_fun(fun_launch_fn real, int api, void *ra, const void *fun, dim3 g, dim3 b,
@@ -512,7 +545,8 @@ static cudaError_t launch_fun(fun_launch_fn real, int api, void *ra, const void 
     APPTRACE_HOOK(name, cudaError_t, (const void *func, dim3 gridDim, dim3 blockDim, void **args, \
                                       size_t sharedMem, cudaStream_t stream)) {                  \
         REAL(name);                                                                              \
-        return launch_fun(real_##name, APPTRACE_API_##name, __builtin_return_address(0), func,   \
+        return launch_fun(real_##name, APPTRACE_API_##name, launch_site(__builtin_return_address(0)), \
+                          func,                                                                  \
                           gridDim, blockDim, args, sharedMem, stream, cooperative);              \
     }
 LAUNCH_FUN_HOOK(cudaLaunchKernel, false)
@@ -542,12 +576,12 @@ static cudaError_t launch_ex(ex_launch_fn real, int api, void *ra, const cudaLau
 
 APPTRACE_HOOK(cudaLaunchKernelExC, cudaError_t, (const cudaLaunchConfig_t *config, const void *func, void **args)) {
     REAL(cudaLaunchKernelExC);
-    return launch_ex(real_cudaLaunchKernelExC, APPTRACE_API_cudaLaunchKernelExC, __builtin_return_address(0),
-                     config, func, args);
+    return launch_ex(real_cudaLaunchKernelExC, APPTRACE_API_cudaLaunchKernelExC,
+                     launch_site(__builtin_return_address(0)), config, func, args);
 }
 
 APPTRACE_HOOK(cudaLaunchKernelExC_ptsz, cudaError_t, (const cudaLaunchConfig_t *config, const void *func, void **args)) {
     REAL(cudaLaunchKernelExC_ptsz);
     return launch_ex(real_cudaLaunchKernelExC_ptsz, APPTRACE_API_cudaLaunchKernelExC_ptsz,
-                     __builtin_return_address(0), config, func, args);
+                     launch_site(__builtin_return_address(0)), config, func, args);
 }

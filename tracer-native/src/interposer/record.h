@@ -64,6 +64,11 @@ typedef struct {
     uint32_t tid;
     int device;              /* current device, as cudaSetDevice told us */
     uint64_t correlation;    /* last CUPTI correlation id seen on this thread */
+    /* <<<...>>> sites: __cudaPushCallConfiguration's return addresses (a stack: a launch in a
+     * kernel argument nests), and the one the next launch takes, set by the matching Pop */
+    void *push_sites[8];
+    int push_depth;
+    void *launch_site;
 } at_thread;
 
 extern __thread at_thread at_tls AT_TLS;
