@@ -1,7 +1,7 @@
 package io.apptrace.cli;
 
 import io.apptrace.stats.Counts;
-import io.apptrace.stats.Direction;
+import io.apptrace.trace.Direction;
 import io.apptrace.stats.ProcessStats;
 import io.apptrace.stats.ThreadStats;
 import io.apptrace.stats.TraceStats;

@@ -1,5 +1,7 @@
 package io.apptrace.stats;
 
+import io.apptrace.trace.Direction;
+
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.TreeMap;

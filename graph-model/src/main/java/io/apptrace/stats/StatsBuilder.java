@@ -2,15 +2,15 @@ package io.apptrace.stats;
 
 import io.apptrace.proto.Alloc;
 import io.apptrace.proto.Api;
-import io.apptrace.proto.Copy;
-import io.apptrace.proto.CopyKind;
 import io.apptrace.proto.Event;
 import io.apptrace.proto.KernelInfo;
 import io.apptrace.proto.MemoryKind;
 import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.KernelNames;
-import io.apptrace.trace.MemoryMap;
+import io.apptrace.trace.AddressMap;
+import io.apptrace.trace.Copies;
+import io.apptrace.trace.Direction;
 import io.apptrace.trace.TraceRecord;
 import io.apptrace.trace.Truncation;
 import java.util.ArrayList;
@@ -42,7 +42,7 @@ final class StatsBuilder {
     final Counts counts = new Counts();
     final Map<Integer, Thread> threads = new LinkedHashMap<>();
     final Map<Long, KernelInfo> kernels = new HashMap<>();
-    final MemoryMap memory = new MemoryMap();
+    final AddressMap<MemoryKind> memory = new AddressMap<>();
 
     Proc(int pid) {
       this.pid = pid;
@@ -136,7 +136,7 @@ final class StatsBuilder {
       case SYMBOL -> {
         long dev = e.getSymbol().getDeviceAddress();
         if (dev != 0 && p.memory.find(dev).isEmpty()) {
-          p.memory.add(dev, e.getSymbol().getBytes(), MemoryKind.DEVICE, 0);
+          p.memory.add(dev, e.getSymbol().getBytes(), MemoryKind.DEVICE);
         }
       }
       default -> {
@@ -153,60 +153,24 @@ final class StatsBuilder {
     if (a.getPreviousPtr() != 0) {
       p.memory.remove(a.getPreviousPtr());
     }
-    p.memory.add(a.getPtr(), a.getBytes(), a.getKind(), a.getDevice());
-    String kind = kindName(a.getKind());
+    p.memory.add(a.getPtr(), a.getBytes(), a.getKind());
+    String kind = Copies.kindName(a.getKind());
     for (Counts c : scopes) {
       c.allocation(kind, a.getBytes());
     }
   }
 
   private void copy(Proc p, Event e, Counts[] scopes) {
-    Copy c = e.getCopy();
-    MemoryKind src = kindAt(p, c.getSrc());
-    MemoryKind dst = kindAt(p, c.getDst());
-    CopyKind k = c.getKindResolved();
-    if (k == CopyKind.COPY_KIND_UNSPECIFIED || k == CopyKind.DEFAULT) {
-      k = onDevice(src)
-          ? (onDevice(dst) ? CopyKind.DEVICE_TO_DEVICE : CopyKind.DEVICE_TO_HOST)
-          : (onDevice(dst) ? CopyKind.HOST_TO_DEVICE : CopyKind.HOST_TO_HOST);
-    }
-    Direction d = switch (k) {
-      case HOST_TO_DEVICE -> Direction.H2D;
-      case DEVICE_TO_HOST -> Direction.D2H;
-      case HOST_TO_HOST -> Direction.H2H;
-      default -> Direction.D2D;
-    };
-    boolean peerCall = e.getApi() == Api.cudaMemcpyPeer || e.getApi() == Api.cudaMemcpyPeerAsync;
-    if (d == Direction.D2D && (peerCall || (c.getSrcDevice() >= 0 && c.getDstDevice() >= 0
-        && c.getSrcDevice() != c.getDstDevice()))) {
-      d = Direction.P2P;
-    }
-    if (src == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
-      src = d == Direction.H2D || d == Direction.H2H ? MemoryKind.PAGEABLE : MemoryKind.DEVICE;
-    }
-    if (dst == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
-      dst = d == Direction.D2H || d == Direction.H2H ? MemoryKind.PAGEABLE : MemoryKind.DEVICE;
-    }
-    String memory = kindName(src) + "->" + kindName(dst);
+    Copies.Classified c = Copies.classify(e, kindAt(p, e.getCopy().getSrc()), kindAt(p, e.getCopy().getDst()));
     for (Counts s : scopes) {
-      s.copy(d, memory, c.getBytes());
+      s.copy(c.direction(), c.memory(), e.getCopy().getBytes());
     }
   }
 
   private static MemoryKind kindAt(Proc p, long address) {
-    return p.memory.find(address).map(MemoryMap.Region::kind).orElse(MemoryKind.MEMORY_KIND_UNSPECIFIED);
+    return p.memory.find(address).map(AddressMap.Region::value).orElse(MemoryKind.MEMORY_KIND_UNSPECIFIED);
   }
 
-  private static boolean onDevice(MemoryKind k) {
-    return k == MemoryKind.DEVICE || k == MemoryKind.MANAGED || k == MemoryKind.STREAM_ORDERED
-        || k == MemoryKind.ARRAY;
-  }
-
-  /** The JSON name of a memory kind: "pinned", "write_combined", ... */
-  static String kindName(MemoryKind k) {
-    return k == MemoryKind.MEMORY_KIND_UNSPECIFIED || k == MemoryKind.UNRECOGNIZED
-        ? "unknown" : k.name().toLowerCase(Locale.ROOT);
-  }
 
   private void collectorRecord(Proc p, Event e) {
     if (e.hasProcessExit()) {

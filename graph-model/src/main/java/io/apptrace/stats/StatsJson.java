@@ -1,5 +1,7 @@
 package io.apptrace.stats;
 
+import io.apptrace.trace.Direction;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;

@@ -165,7 +165,20 @@ public final class TraceReader implements Closeable {
     return "";
   }
 
-  private void readBatch() throws IOException {
+  /**
+   * One batch as it lies in the file: {@code data[0, length)}, which starts at {@code offset};
+   * {@code complete} is false for a batch the file cuts short (only its first bytes are there).
+   */
+  record RawBatch(long start, long offset, byte[] data, int length, boolean complete) {}
+
+  /**
+   * Reads the next batch's bytes; null at the end of the file or at damage (then
+   * {@link #truncation()} says where, if it was not the clean end). The array is reused.
+   */
+  RawBatch nextRaw() throws IOException {
+    if (finished) {
+      return null;
+    }
     long start = offset;
     long len;
     try {
@@ -175,35 +188,47 @@ public final class TraceReader implements Closeable {
       if (offset > start) {
         truncation = new Truncation(start, "cut short inside a record length");
       }
-      return;
+      return null;
     } catch (IOException e) {
       finished = true;
       truncation = new Truncation(start, "damaged record length");
-      return;
+      return null;
     }
     long available = fileSize - offset;
     if (len < 0 || len > TraceFormat.MAX_BATCH_BYTES) {
       finished = true;
       truncation = new Truncation(start, "damaged record (length " + len + ")");
-      return;
+      return null;
     }
     boolean complete = len <= available;
     int want = (int) Math.min(len, available);
     if (buffer.length < want) {
       buffer = new byte[Math.max(want, buffer.length * 2)];
     }
+    long at = offset;
     int got = in.readNBytes(buffer, 0, want);
     offset += got;
-    complete &= got == len;
-    BatchParser.Result r = BatchParser.parse(buffer, got, complete);
+    return new RawBatch(start, at, buffer, got, complete && got == len);
+  }
+
+  /** Notes where a batch's readable part ends, when it is damaged or cut short. */
+  void stopAt(RawBatch b, BatchParser.Result r) {
+    if (r.problem() != null) {
+      finished = true;
+      truncation = new Truncation(b.offset() + r.goodBytes(), b.complete() ? "damaged record" : "cut short");
+    }
+  }
+
+  private void readBatch() throws IOException {
+    RawBatch b = nextRaw();
+    if (b == null) {
+      return;
+    }
+    BatchParser.Result r = BatchParser.parse(b.data(), b.length(), b.complete());
     for (Event e : r.events()) {
       pending.add(new TraceRecord(r.pid(), r.tid(), r.seq(), e));
     }
-    if (r.problem() != null) {
-      finished = true;
-      long at = start + varintSize(len) + r.goodBytes();
-      truncation = new Truncation(at, complete ? "damaged record" : "cut short");
-    }
+    stopAt(b, r);
   }
 
   private long readVarint() throws IOException {
@@ -222,11 +247,5 @@ public final class TraceReader implements Closeable {
     throw new IOException("varint too long");
   }
 
-  private static int varintSize(long v) {
-    int n = 1;
-    while ((v >>>= 7) != 0) {
-      n++;
-    }
-    return n;
-  }
+
 }

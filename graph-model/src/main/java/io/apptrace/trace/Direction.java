@@ -1,4 +1,4 @@
-package io.apptrace.stats;
+package io.apptrace.trace;
 
 /** The direction of a copy, named as {@code stats --json} names it. */
 public enum Direction {

@@ -1,0 +1,274 @@
+package io.apptrace.trace;
+
+import io.apptrace.proto.Event;
+import io.apptrace.proto.TraceHeader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A trace's events in the order they happened: each thread's in issue order, threads merged by
+ * entry time (ties by pid, then tid). In the file, a thread's batches interleave with other
+ * threads' in the order they reached the collector, which can be far from time order.
+ *
+ * <p>Two passes: {@link BatchIndex} reads the file once and notes where each thread's batches
+ * are; then each thread's batches are read back one at a time with positional reads and merged.
+ * Memory: two batches per thread (the one being read, and the next, decoded ahead on another
+ * core), plus the index (a few longs per batch). The definitions the
+ * index collected ({@link #definitions()}: process starts, module maps, kernel layouts, device
+ * variables) are available before the first event, since a kernel's layout may be recorded by one
+ * thread after another thread's first launch of it.
+ */
+public final class TimeOrderedReader implements Closeable {
+  /** Batches decoded ahead per thread. */
+  private static final int PREFETCH = 2;
+
+  private static final Comparator<ThreadCursor> ORDER = (a, b) -> {
+    int c = Long.compare(a.head, b.head);
+    if (c == 0) {
+      c = Integer.compare(a.pid, b.pid);
+    }
+    return c != 0 ? c : Integer.compare(a.tid, b.tid);
+  };
+
+  private final FileChannel channel;
+  private final BatchIndex index;
+  /** Threads not current, in a queue when there are many; few are scanned (cheaper). */
+  private final PriorityQueue<ThreadCursor> heads = new PriorityQueue<>(ORDER);
+  private final List<ThreadCursor> few = new ArrayList<>();
+  private boolean manyThreads;
+  /** Decodes each thread's next batch while the current one is consumed. */
+  private final ExecutorService decoder = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "apptrace-trace-decoder");
+    t.setDaemon(true);
+    return t;
+  });
+  /** The thread being read: it stays current while its next event is the earliest. */
+  private ThreadCursor current;
+
+  /** One thread's batches, read in turn. */
+  private final class ThreadCursor {
+    final int pid;
+    final int tid;
+    final List<BatchIndex.Entry> batches;
+    int nextBatch;
+    List<TraceRecord> events = List.of();
+    /** The entry times of {@link #events}, read on the decoder thread (fewer cache misses here). */
+    long[] entries = new long[0];
+    int next;
+    long head;
+    /** The next batches, decoding on the decoder thread (threads often run out of events together). */
+    final java.util.ArrayDeque<CompletableFuture<Loaded>> ahead = new java.util.ArrayDeque<>();
+    int queued;
+
+    ThreadCursor(int pid, int tid, List<BatchIndex.Entry> batches) {
+      this.pid = pid;
+      this.tid = tid;
+      this.batches = batches;
+    }
+
+    /** Moves to the next event, loading batches as needed; false when the thread is done. */
+    boolean advance() throws IOException {
+      next++;
+      while (next >= events.size()) {
+        if (nextBatch >= batches.size()) {
+          return false;
+        }
+        Loaded l = !ahead.isEmpty() ? take(ahead.poll()) : load(batches.get(nextBatch));
+        events = l.records();
+        entries = l.entryNs();
+        if (queued <= nextBatch) {
+          queued = nextBatch + 1;
+        }
+        nextBatch++;
+        while (queued < batches.size() && queued < nextBatch + PREFETCH) {
+          BatchIndex.Entry e = batches.get(queued++);
+          ahead.add(CompletableFuture.supplyAsync(() -> loadUnchecked(e), decoder));
+        }
+        next = 0;
+      }
+      head = entries[next];
+      return true;
+    }
+  }
+
+  private TimeOrderedReader(FileChannel channel, BatchIndex index) throws IOException {
+    this.channel = channel;
+    this.index = index;
+    Map<Long, List<BatchIndex.Entry>> byThread = new LinkedHashMap<>();
+    for (BatchIndex.Entry e : index.entries()) {
+      byThread.computeIfAbsent(((long) e.pid() << 32) | (e.tid() & 0xffffffffL), k -> new ArrayList<>()).add(e);
+    }
+    for (List<BatchIndex.Entry> list : byThread.values()) {
+      // A thread's batches never overlap in time; ordering them by their first event also puts
+      // the batches of an image that exec'd (same pid and tid) before those of its successor,
+      // which arrive on another connection and may be written to the file in either order.
+      list.sort(Comparator.comparingLong(BatchIndex.Entry::firstEntryNs));
+      ThreadCursor c = new ThreadCursor(list.get(0).pid(), list.get(0).tid(), list);
+      c.next = -1;
+      if (c.advance()) {
+        few.add(c);
+      }
+    }
+    manyThreads = few.size() > 32;
+    if (manyThreads) {
+      heads.addAll(few);
+      few.clear();
+    }
+  }
+
+  private void park(ThreadCursor c) {
+    if (manyThreads) {
+      heads.add(c);
+    } else {
+      few.add(c);
+    }
+  }
+
+  /** The earliest waiting thread, or null. */
+  private ThreadCursor earliest() {
+    if (manyThreads) {
+      return heads.peek();
+    }
+    ThreadCursor best = null;
+    for (ThreadCursor c : few) {
+      if (best == null || ORDER.compare(c, best) < 0) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private ThreadCursor take(ThreadCursor c) {
+    if (manyThreads) {
+      return heads.poll();
+    }
+    few.remove(c);
+    return c;
+  }
+
+  /**
+   * Opens a trace and indexes it.
+   *
+   * @throws TraceException if the file is not a trace this apptrace reads
+   * @throws IOException if the file cannot be read
+   */
+  public static TimeOrderedReader open(Path path) throws IOException, TraceException {
+    Objects.requireNonNull(path, "path");
+    BatchIndex index = BatchIndex.build(path);
+    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+    try {
+      return new TimeOrderedReader(ch, index);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  public TraceHeader header() {
+    return index.header();
+  }
+
+  /** Where reading stopped early (a file cut short or damaged), if it did. */
+  public Optional<Truncation> truncation() {
+    return index.truncation();
+  }
+
+  /** Events in the file: process starts, module maps, kernel layouts and device variables. */
+  public List<TraceRecord> definitions() {
+    return index.definitions();
+  }
+
+  /** Events in the file, all threads together. */
+  public long eventCount() {
+    return index.eventCount();
+  }
+
+  public boolean hasNext() {
+    return current != null || !heads.isEmpty() || !few.isEmpty();
+  }
+
+  /** The next event in time order. */
+  public TraceRecord next() throws IOException {
+    // Threads' events come in runs: the current thread goes on while it is still the earliest,
+    // without a queue operation per event.
+    ThreadCursor waiting = earliest();
+    if (current == null || (waiting != null && ORDER.compare(current, waiting) > 0)) {
+      if (waiting == null) {
+        throw new NoSuchElementException("no more events");
+      }
+      if (current != null) {
+        park(current);
+      }
+      current = take(waiting);
+    }
+    TraceRecord r = current.events.get(current.next);
+    if (!current.advance()) {
+      current = null;
+    }
+    return r;
+  }
+
+  /** A decoded batch: its records and their entry times. */
+  private record Loaded(List<TraceRecord> records, long[] entryNs) {}
+
+  private static Loaded take(CompletableFuture<Loaded> f) throws IOException {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof java.io.UncheckedIOException u) {
+        throw u.getCause();
+      }
+      throw e;
+    }
+  }
+
+  private Loaded loadUnchecked(BatchIndex.Entry e) {
+    try {
+      return load(e);
+    } catch (IOException x) {
+      throw new java.io.UncheckedIOException(x);
+    }
+  }
+
+  private Loaded load(BatchIndex.Entry e) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(e.length());
+    long pos = e.offset();
+    while (buf.hasRemaining()) {
+      int n = channel.read(buf, pos);
+      if (n < 0) {
+        break;
+      }
+      pos += n;
+    }
+    BatchParser.Result r = BatchParser.parse(buf.array(), buf.position(), e.complete());
+    List<TraceRecord> out = new ArrayList<>(r.events().size());
+    long[] entries = new long[r.events().size()];
+    for (Event ev : r.events()) {
+      entries[out.size()] = ev.getEntryNs();
+      out.add(new TraceRecord(r.pid(), r.tid(), r.seq(), ev));
+    }
+    return new Loaded(out, entries);
+  }
+
+  @Override
+  public void close() throws IOException {
+    decoder.shutdownNow();
+    channel.close();
+  }
+}

@@ -1,0 +1,2 @@
+/** Growable arrays of primitives: the columns of large tables (operations, values) without boxing. */
+package io.apptrace.util;
