@@ -1,0 +1,151 @@
+package io.apptrace.graph;
+
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.AddressMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * One process's live allocations: one interval map per address space (host memory, each
+ * device's memory, managed memory). Under unified addressing the spaces never overlap, so an
+ * address of unknown space can be looked up in each in turn.
+ */
+final class AddressSpaces {
+  private final AddressMap<Allocation> host = new AddressMap<>();
+  private final AddressMap<Allocation> managed = new AddressMap<>();
+  private final Map<Integer, AddressMap<Allocation>> devices = new TreeMap<>();
+  /**
+   * Allocations recent lookups found, in any space: under unified addressing the spaces never
+   * overlap, so a hit here answers without asking each space's map in turn.
+   */
+  private final Allocation[] recent = new Allocation[16];
+  private int recentNext;
+
+  private Allocation last;
+
+  private Allocation recent(long address, boolean deviceSide) {
+    Allocation l = last;
+    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes()
+        && (l.device() >= 0 || l.kind() == MemoryKind.MANAGED) == deviceSide) {
+      return l;
+    }
+    for (Allocation a : recent) {
+      if (a != null && Long.compareUnsigned(address - a.start(), a.bytes()) < 0
+          && Long.compareUnsigned(address, a.start()) >= 0 && (a.device() >= 0
+          || a.kind() == MemoryKind.MANAGED) == deviceSide) {
+        last = a;
+        return a;
+      }
+    }
+    return null;
+  }
+
+  private Allocation remember(Allocation a) {
+    if (a != null) {
+      recent[recentNext] = a;
+      recentNext = (recentNext + 1) & (recent.length - 1);
+    }
+    return a;
+  }
+
+  private void forget(Allocation a) {
+    if (last == a) {
+      last = null;
+    }
+    for (int i = 0; i < recent.length; i++) {
+      if (recent[i] == a) {
+        recent[i] = null;
+      }
+    }
+  }
+
+  private AddressMap<Allocation> spaceOf(Allocation a) {
+    if (a.kind() == MemoryKind.MANAGED) {
+      return managed;
+    }
+    return a.device() < 0 ? host : devices.computeIfAbsent(a.device(), d -> new AddressMap<>());
+  }
+
+  void add(Allocation a) {
+    spaceOf(a).add(a.start(), a.bytes(), a).value();
+    // an allocation at the start of another replaces it in its map: forget that one too
+    for (int i = 0; i < recent.length; i++) {
+      if (recent[i] != null && recent[i].start() == a.start()) {
+        recent[i] = null;
+      }
+    }
+    if (last != null && last.start() == a.start()) {
+      last = null;
+    }
+  }
+
+  /** Ends the allocation starting at {@code ptr} in the space memory of {@code kind} is in. */
+  Optional<Allocation> remove(MemoryKind kind, long ptr) {
+    Optional<Allocation> a = Optional.empty();
+    if (kind == MemoryKind.MANAGED) {
+      a = managed.remove(ptr).map(AddressMap.Region::value);
+    } else if (kind == MemoryKind.DEVICE || kind == MemoryKind.STREAM_ORDERED) {
+      for (AddressMap<Allocation> d : devices.values()) {
+        a = d.remove(ptr).map(AddressMap.Region::value);
+        if (a.isPresent()) {
+          break;
+        }
+      }
+    } else {
+      a = host.remove(ptr).map(AddressMap.Region::value);
+    }
+    a.ifPresent(this::forget);
+    return a;
+  }
+
+  /** The allocation in host memory holding {@code address}, or null. */
+  Allocation host(long address) {
+    Allocation a = recent(address, false);
+    if (a != null) {
+      return a;
+    }
+    AddressMap.Region<Allocation> r = host.at(address);
+    return remember(r == null ? null : r.value());
+  }
+
+  /** The allocation in device or managed memory holding {@code address}, device {@code device} first; or null. */
+  Allocation device(long address, int device) {
+    Allocation hit = recent(address, true);
+    if (hit != null) {
+      return hit;
+    }
+    AddressMap<Allocation> first = devices.get(device);
+    AddressMap.Region<Allocation> r = first == null ? null : first.at(address);
+    for (var it = devices.values().iterator(); r == null && it.hasNext(); ) {
+      r = it.next().at(address);
+    }
+    if (r == null) {
+      r = managed.at(address);
+    }
+    return remember(r == null ? null : r.value());
+  }
+
+  /** The allocation holding {@code address} in any space, or null. */
+  Allocation any(long address, int device) {
+    Allocation a = recent(address, true);
+    if (a == null) {
+      a = recent(address, false);
+    }
+    if (a != null) {
+      return a;
+    }
+    a = device(address, device);
+    return a != null ? a : host(address);
+  }
+
+  /** Implicit host regions overlapping a range (to replace when a wider access covers them). */
+  List<AddressMap.Region<Allocation>> hostOverlapping(long start, long bytes) {
+    return host.overlapping(start, bytes);
+  }
+
+  void removeHost(long start) {
+    host.remove(start).ifPresent(r -> forget(r.value()));
+  }
+}

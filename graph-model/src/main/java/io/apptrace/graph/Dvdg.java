@@ -1,0 +1,101 @@
+package io.apptrace.graph;
+
+import io.apptrace.proto.Module;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.Truncation;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jgrapht.Graph;
+
+/**
+ * The dynamic value dependence graph of a trace (seeds 002 sec. 6.3, Fig. 6.1): values (versions
+ * of allocations, {@link #values()}) joined by operations (copies, memsets, kernel launches,
+ * {@link #operations()}), which read values and produce new ones. Immutable once built.
+ *
+ * <p>{@link #graph()} is the JGraphT view: vertices are value ids, then one synthetic vertex for
+ * each operation without inputs (its source) and each without outputs (its sink); edges are one
+ * per (input, output) pair of each operation (see {@link DvdgGraph}).
+ */
+public final class Dvdg {
+  private final TraceHeader header;
+  private final List<Allocation> allocations;
+  private final ValueTable values;
+  private final OperationTable ops;
+  private final List<Race> races;
+  private final Warnings warnings;
+  private final Map<Integer, List<Module>> modules;
+  private final Truncation truncation;
+  private DvdgGraph graph;
+
+  Dvdg(TraceHeader header, List<Allocation> allocations, ValueTable values, OperationTable ops,
+      List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules, Truncation truncation) {
+    this.header = Objects.requireNonNull(header, "header");
+    this.allocations = List.copyOf(allocations);
+    this.values = values;
+    this.ops = ops;
+    this.races = List.copyOf(races);
+    this.warnings = warnings;
+    this.modules = Map.copyOf(modules);
+    this.truncation = truncation;
+  }
+
+  /** The same graph, noting that its trace was cut short. */
+  Dvdg truncated(Truncation t) {
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t);
+  }
+
+  public TraceHeader header() {
+    return header;
+  }
+
+  /** Every allocation, by id. */
+  public List<Allocation> allocations() {
+    return allocations;
+  }
+
+  public Allocation allocation(int id) {
+    return allocations.get(id);
+  }
+
+  public ValueTable values() {
+    return values;
+  }
+
+  public OperationTable operations() {
+    return ops;
+  }
+
+  /** Reads of values written in another stream with nothing ordering the two. */
+  public List<Race> races() {
+    return races;
+  }
+
+  public Warnings warnings() {
+    return warnings;
+  }
+
+  /** Each process's modules, for symbolizing call sites. */
+  public Map<Integer, List<Module>> modules() {
+    return modules;
+  }
+
+  /** Where the trace was cut short, if it was. */
+  public Optional<Truncation> truncation() {
+    return Optional.ofNullable(truncation);
+  }
+
+  /** The JGraphT view (built on first use, then kept). */
+  public synchronized Graph<Integer, Integer> graph() {
+    if (graph == null) {
+      graph = new DvdgGraph(this);
+    }
+    return graph;
+  }
+
+  /** The JGraphT view with its vertex and edge helpers. */
+  public DvdgGraph view() {
+    return (DvdgGraph) graph();
+  }
+}

@@ -1,0 +1,173 @@
+package io.apptrace.graph;
+
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.Copies;
+import io.apptrace.trace.Direction;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jgrapht.nio.Attribute;
+import org.jgrapht.nio.AttributeType;
+import org.jgrapht.nio.DefaultAttribute;
+
+/**
+ * What the exporters write for each vertex and edge: the same names and types in GraphML, DOT and
+ * JSON (documented in docs/GRAPH.md; scripts rely on them). Vertices: {@code role}, {@code alloc},
+ * {@code version}, {@code location}, {@code memory}, {@code bytes}, ...; edges: {@code op},
+ * {@code kind}, {@code name}, {@code confidence}, ...
+ */
+final class DvdgAttributes {
+  /** A declared attribute: its name and type. */
+  record Declared(String name, AttributeType type) {}
+
+  static final List<Declared> VERTEX = List.of(
+      new Declared("role", AttributeType.STRING), new Declared("alloc", AttributeType.INT),
+      new Declared("version", AttributeType.INT), new Declared("location", AttributeType.STRING),
+      new Declared("memory", AttributeType.STRING), new Declared("bytes", AttributeType.LONG),
+      new Declared("offset", AttributeType.LONG), new Declared("address", AttributeType.STRING),
+      new Declared("implicit", AttributeType.BOOLEAN), new Declared("label", AttributeType.STRING),
+      new Declared("pid", AttributeType.INT), new Declared("op", AttributeType.INT),
+      new Declared("numa_node", AttributeType.INT));
+
+  static final List<Declared> EDGE = List.of(
+      new Declared("op", AttributeType.INT), new Declared("kind", AttributeType.STRING),
+      new Declared("name", AttributeType.STRING), new Declared("confidence", AttributeType.STRING),
+      new Declared("pid", AttributeType.INT), new Declared("thread", AttributeType.INT),
+      new Declared("stream", AttributeType.STRING), new Declared("device", AttributeType.INT),
+      new Declared("entry_ns", AttributeType.LONG), new Declared("duration_ns", AttributeType.LONG),
+      new Declared("gpu_start_ns", AttributeType.LONG), new Declared("gpu_end_ns", AttributeType.LONG),
+      new Declared("bytes", AttributeType.LONG), new Declared("direction", AttributeType.STRING),
+      new Declared("src_memory", AttributeType.STRING), new Declared("dst_memory", AttributeType.STRING),
+      new Declared("synchronous", AttributeType.BOOLEAN), new Declared("grid", AttributeType.STRING),
+      new Declared("block", AttributeType.STRING), new Declared("call_site", AttributeType.STRING),
+      new Declared("function", AttributeType.STRING), new Declared("file", AttributeType.STRING),
+      new Declared("line", AttributeType.INT), new Declared("read_bytes", AttributeType.LONG));
+
+  private final Dvdg g;
+  private final DvdgGraph view;
+  private final CallSites sites;
+
+  DvdgAttributes(Dvdg g, CallSites sites) {
+    this.g = g;
+    this.view = g.view();
+    this.sites = sites;
+  }
+
+  static String vertexId(int v) {
+    return "n" + v;
+  }
+
+  static String edgeId(int e) {
+    return "e" + e;
+  }
+
+  Map<String, Attribute> vertex(int v) {
+    Map<String, Attribute> m = new LinkedHashMap<>();
+    if (!view.isValue(v)) {
+      int op = view.syntheticOperation(v);
+      m.put("role", DefaultAttribute.createAttribute(view.isSource(v) ? "source" : "sink"));
+      m.put("alloc", DefaultAttribute.createAttribute(-1));
+      m.put("version", DefaultAttribute.createAttribute(-1));
+      m.put("memory", DefaultAttribute.createAttribute("none"));
+      m.put("bytes", DefaultAttribute.createAttribute(0L));
+      m.put("pid", DefaultAttribute.createAttribute(g.operations().pid(op)));
+      m.put("op", DefaultAttribute.createAttribute(op));
+      return m;
+    }
+    ValueTable values = g.values();
+    Allocation a = g.allocation(values.allocation(v));
+    m.put("role", DefaultAttribute.createAttribute("value"));
+    m.put("alloc", DefaultAttribute.createAttribute(a.id()));
+    m.put("version", DefaultAttribute.createAttribute(values.version(v)));
+    m.put("location", DefaultAttribute.createAttribute(a.location()));
+    m.put("memory", DefaultAttribute.createAttribute(Copies.kindName(a.kind())));
+    m.put("bytes", DefaultAttribute.createAttribute(values.bytes(v)));
+    m.put("offset", DefaultAttribute.createAttribute(values.offset(v)));
+    m.put("address", DefaultAttribute.createAttribute(hex(a.start() + values.offset(v))));
+    m.put("implicit", DefaultAttribute.createAttribute(a.implicit()));
+    a.numaNode().ifPresent(n -> m.put("numa_node", DefaultAttribute.createAttribute(n)));
+    if (!a.label().isEmpty()) {
+      m.put("label", DefaultAttribute.createAttribute(a.label()));
+    }
+    m.put("pid", DefaultAttribute.createAttribute(a.pid()));
+    return m;
+  }
+
+  Map<String, Attribute> edge(int e) {
+    OperationTable ops = g.operations();
+    int op = view.operationOf(e);
+    Map<String, Attribute> m = new LinkedHashMap<>();
+    m.put("op", DefaultAttribute.createAttribute(op));
+    m.put("kind", DefaultAttribute.createAttribute(ops.kind(op).key()));
+    m.put("name", DefaultAttribute.createAttribute(ops.name(op)));
+    m.put("confidence", DefaultAttribute.createAttribute(confidence(e, op).key()));
+    if (ops.inputCount(op) > 0) {
+      int k = (e - view.firstEdge(op)) / Math.max(1, ops.outputCount(op));
+      m.put("read_bytes", DefaultAttribute.createAttribute(ops.inputBytes(op, k)));
+    }
+    m.put("pid", DefaultAttribute.createAttribute(ops.pid(op)));
+    m.put("thread", DefaultAttribute.createAttribute(ops.tid(op)));
+    m.put("stream", DefaultAttribute.createAttribute(hex(ops.stream(op))));
+    m.put("device", DefaultAttribute.createAttribute(ops.device(op)));
+    m.put("entry_ns", DefaultAttribute.createAttribute(ops.entryNs(op)));
+    m.put("duration_ns", DefaultAttribute.createAttribute(ops.durationNs(op)));
+    long[] gpu = ops.gpuTimes(op);
+    if (gpu != null) {
+      m.put("gpu_start_ns", DefaultAttribute.createAttribute(gpu[0]));
+      m.put("gpu_end_ns", DefaultAttribute.createAttribute(gpu[1]));
+    }
+    if (ops.kind(op) != OpKind.KERNEL) {
+      m.put("bytes", DefaultAttribute.createAttribute(ops.bytes(op)));
+    }
+    Direction d = ops.direction(op);
+    if (d != null) {
+      m.put("direction", DefaultAttribute.createAttribute(d.key()));
+      m.put("src_memory", DefaultAttribute.createAttribute(memory(ops.srcMemory(op))));
+      m.put("dst_memory", DefaultAttribute.createAttribute(memory(ops.dstMemory(op))));
+    }
+    if (ops.kind(op) != OpKind.KERNEL) {
+      m.put("synchronous", DefaultAttribute.createAttribute(ops.synchronous(op)));
+    } else {
+      m.put("grid", DefaultAttribute.createAttribute(dims(ops.grid(op))));
+      m.put("block", DefaultAttribute.createAttribute(dims(ops.block(op))));
+    }
+    if (ops.callSite(op) != 0) {
+      m.put("call_site", DefaultAttribute.createAttribute(hex(ops.callSite(op))));
+      sites.lookup(ops.pid(op), ops.callSite(op)).ifPresent(cs -> {
+        m.put("function", DefaultAttribute.createAttribute(cs.function()));
+        cs.file().ifPresent(f -> m.put("file", DefaultAttribute.createAttribute(f)));
+        if (cs.line().isPresent()) {
+          m.put("line", DefaultAttribute.createAttribute(cs.line().getAsInt()));
+        }
+      });
+    }
+    return m;
+  }
+
+  /** The edge's confidence: the less certain of its input's and its output's. */
+  private Confidence confidence(int e, int op) {
+    OperationTable ops = g.operations();
+    int w = Math.max(1, ops.outputCount(op));
+    int k = e - view.firstEdge(op);
+    Confidence c = Confidence.EXACT;
+    if (ops.inputCount(op) > 0) {
+      c = Confidence.weaker(c, ops.inputConfidence(op, k / w));
+    }
+    if (ops.outputCount(op) > 0) {
+      c = Confidence.weaker(c, ops.outputConfidence(op, k % w));
+    }
+    return c;
+  }
+
+  private static String memory(MemoryKind k) {
+    return Copies.kindName(k);
+  }
+
+  private static String dims(int[] d) {
+    return d[0] + "," + d[1] + "," + d[2];
+  }
+
+  static String hex(long v) {
+    return "0x" + Long.toHexString(v);
+  }
+}

@@ -1,0 +1,559 @@
+package io.apptrace.graph;
+
+import io.apptrace.proto.Alloc;
+import io.apptrace.proto.Api;
+import io.apptrace.proto.Copy;
+import io.apptrace.proto.Event;
+import io.apptrace.proto.KernelInfo;
+import io.apptrace.proto.KernelLaunch;
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.proto.Memset;
+import io.apptrace.proto.Module;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.ApiNames;
+import io.apptrace.trace.Copies;
+import io.apptrace.trace.KernelNames;
+import io.apptrace.trace.TimeOrderedReader;
+import io.apptrace.trace.TraceException;
+import io.apptrace.trace.TraceRecord;
+import io.apptrace.util.IntList;
+import io.apptrace.util.LongList;
+import io.apptrace.util.LongIntMap;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Builds a {@link Dvdg} from a trace's events, which must come in time order (each thread's in
+ * issue order, see {@link TimeOrderedReader}). Feed {@link #define} the trace's definitions
+ * first, then every event to {@link #add}, then call {@link #build()} once.
+ */
+public final class DvdgBuilder {
+  private final OperationTable ops = new OperationTable();
+  private final ValueTable values = new ValueTable();
+  private final List<Allocation> allocations = new ArrayList<>();
+  private final Map<Integer, Proc> procs = new HashMap<>();
+  private final List<Race> races = new ArrayList<>();
+  private final Warnings warnings = new Warnings();
+  /** Per operation: its stream's index in its process, and its number in that stream. */
+  private final IntList opStream = new IntList(1024);
+  private final IntList opSeq = new IntList(1024);
+  private final IntList inputs = new IntList();
+  private final LongList inputBytes = new LongList();
+  /** Name ids of runtime functions, by Api number (-1: not looked up yet). */
+  private final int[] apiNames = new int[1024];
+  private final TraceHeader header;
+  private boolean built;
+
+  /** One process while its events are read. */
+  private static final class Proc {
+    final AddressSpaces spaces = new AddressSpaces();
+    final HappensBefore order = new HappensBefore();
+    final Map<Long, KernelInfo> kernels = new HashMap<>();
+    final Map<Long, Integer> kernelNames = new HashMap<>();
+    long lastKernelId;
+    KernelInfo lastKernel;
+    int lastKernelName = -1;
+    final LongIntMap byCorrelation = new LongIntMap();
+    final LongIntMap device = new LongIntMap();
+    int lastTid = -1;
+    int lastDevice;
+    final List<Module> modules = new ArrayList<>();
+  }
+
+  public DvdgBuilder(TraceHeader header) {
+    this.header = header;
+    java.util.Arrays.fill(apiNames, -1);
+  }
+
+  /** Reads a trace file and builds its graph. */
+  public static Dvdg build(Path trace) throws IOException, TraceException {
+    try (TimeOrderedReader r = TimeOrderedReader.open(trace)) {
+      DvdgBuilder b = new DvdgBuilder(r.header());
+      r.definitions().forEach(b::define);
+      while (r.hasNext()) {
+        b.add(r.next());
+      }
+      Dvdg g = b.build();
+      return r.truncation().map(g::truncated).orElse(g);
+    }
+  }
+
+  /** A record that must be known before events are processed (kernel layouts, modules). */
+  public void define(TraceRecord r) {
+    Proc p = proc(r.pid());
+    Event e = r.event();
+    if (e.hasKernelInfo()) {
+      p.kernels.put(e.getKernelInfo().getKernelId(), e.getKernelInfo());
+    } else if (e.hasModules()) {
+      p.modules.addAll(e.getModules().getModulesList());
+    }
+  }
+
+  private int lastPid = -1;
+  private Proc lastProc;
+  private int lastThreadPid = -1;
+  private int lastThreadTid = -1;
+  private int lastThread;
+
+  private Proc proc(int pid) {
+    if (pid != lastPid) {
+      lastProc = procs.computeIfAbsent(pid, k -> new Proc());
+      lastPid = pid;
+    }
+    return lastProc;
+  }
+
+  /** The next event, in time order. */
+  public void add(TraceRecord r) {
+    if (r.tid() == 0) {
+      return; // the collector's own records
+    }
+    Proc p = proc(r.pid());
+    Event e = r.event();
+    boolean ok = e.getResult() == 0;
+    switch (e.getBodyCase()) {
+      case SET_DEVICE -> {
+        if (ok) {
+          p.device.put(r.tid(), e.getSetDevice().getDevice());
+          p.lastTid = -1;
+        }
+      }
+      case KERNEL_INFO -> p.kernels.putIfAbsent(e.getKernelInfo().getKernelId(), e.getKernelInfo());
+      case ALLOC -> {
+        if (ok) {
+          alloc(r.pid(), p, e);
+        }
+      }
+      case FREE -> {
+        if (ok) {
+          free(p, r, e);
+        }
+      }
+      case SYMBOL -> symbol(r.pid(), p, e);
+      case STREAM -> stream(p, e, ok);
+      case EVENT -> event(p, r, e, ok);
+      case SYNC -> {
+        if (ok) {
+          sync(p, r, e);
+        }
+      }
+      case COPY -> {
+        if (succeeded(ok, r, e)) {
+          copy(p, r, e);
+        }
+      }
+      case MEMSET -> {
+        if (succeeded(ok, r, e)) {
+          memset(p, r, e);
+        }
+      }
+      case LAUNCH -> {
+        if (succeeded(ok, r, e)) {
+          launch(p, r, e);
+        }
+      }
+      case GPU -> {
+        int op = p.byCorrelation.get(e.getGpu().getCorrelationId(), -1);
+        if (op >= 0) {
+          ops.gpuTimes(op, e.getGpu().getStartNs(), e.getGpu().getEndNs());
+        }
+      }
+      default -> {
+        // process and thread starts, modules and the like change nothing in the graph
+      }
+    }
+  }
+
+  /** Whether an operation's call succeeded; a failed one is counted, not drawn. */
+  private boolean succeeded(boolean ok, TraceRecord r, Event e) {
+    if (!ok) {
+      warnings.add("failed call, not in the graph", ApiNames.of(e) + " in thread " + r.tid());
+    }
+    return ok;
+  }
+
+  private int device(Proc p, int tid) {
+    if (tid != p.lastTid) {
+      p.lastTid = tid;
+      p.lastDevice = p.device.get(tid, 0);
+    }
+    return p.lastDevice;
+  }
+
+  // ---- memory ----
+
+  private Allocation newAllocation(int pid, MemoryKind kind, int device, long start, long bytes,
+      boolean implicit, String label) {
+    Allocation a = new Allocation(allocations.size(), pid, kind, device, start, bytes, implicit, label);
+    allocations.add(a);
+    return a;
+  }
+
+  private static boolean hostKind(MemoryKind k) {
+    return !Copies.onDevice(k);
+  }
+
+  private void alloc(int pid, Proc p, Event e) {
+    Alloc a = e.getAlloc();
+    if (a.getPtr() == 0 || a.getKind() == MemoryKind.ARRAY) {
+      return;
+    }
+    if (a.getPreviousPtr() != 0) {
+      p.spaces.remove(a.getKind(), a.getPreviousPtr());
+    }
+    int device = hostKind(a.getKind()) ? -1 : Math.max(a.getDevice(), 0);
+    String label = !a.getHostFunction().isEmpty() ? a.getHostFunction() : ApiNames.of(e);
+    Allocation added = newAllocation(pid, a.getKind(), device, a.getPtr(), a.getBytes(), false, label);
+    if (a.hasNumaNode() && device < 0) {
+      added.numaNode = a.getNumaNode();
+    }
+    p.spaces.add(added);
+  }
+
+  private void free(Proc p, TraceRecord r, Event e) {
+    long ptr = e.getFree().getPtr();
+    MemoryKind kind = e.getFree().getKind();
+    if (ptr != 0 && p.spaces.remove(kind, ptr).isEmpty() && kind != MemoryKind.PAGEABLE
+        && kind != MemoryKind.ARRAY) {
+      warnings.add("free of an unknown pointer", ApiNames.of(e) + "(0x" + Long.toHexString(ptr) + ")");
+    }
+    if (e.getApiValue() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
+      p.order.synchronizedWithDevice(r.tid(), device(p, r.tid()), r.event().getEntryNs() + r.event().getDurationNs());
+    }
+  }
+
+  private void symbol(int pid, Proc p, Event e) {
+    long dev = e.getSymbol().getDeviceAddress();
+    if (dev != 0 && p.spaces.device(dev, 0) == null) {
+      p.spaces.add(newAllocation(pid, MemoryKind.DEVICE, 0, dev, e.getSymbol().getBytes(), false,
+          e.getSymbol().getName()));
+    }
+  }
+
+  /**
+   * The allocation holding {@code address}; where none does, an implicit region of the accessed
+   * range (on the host: memory the program had without a recorded allocation, such as a stack
+   * array; on a device: memory allocated out of apptrace's sight, which is warned about).
+   */
+  private Allocation at(int pid, Proc p, long address, long bytes, boolean onDevice, int device,
+      String what) {
+    Allocation found = onDevice ? p.spaces.device(address, device) : p.spaces.any(address, device);
+    if (found != null && (!found.implicit() || found.device() >= 0
+        || address + Math.max(bytes, 1) <= found.start() + found.bytes())) {
+      return found;
+    }
+    if (onDevice) {
+      warnings.add(what + " an unknown device address", "0x" + Long.toHexString(address));
+      Allocation a = newAllocation(pid, MemoryKind.DEVICE, device, address, bytes, true, "");
+      p.spaces.add(a);
+      return a;
+    }
+    // a wider access replaces the implicit host regions it covers, keeping what was written there
+    long start = address;
+    long end = address + Math.max(bytes, 1);
+    List<Allocation> replaced = new ArrayList<>();
+    for (var r : p.spaces.hostOverlapping(address, bytes)) {
+      if (r.value().implicit()) {
+        start = Math.min(start, r.start());
+        end = Math.max(end, r.end());
+        replaced.add(r.value());
+      }
+    }
+    Allocation a = newAllocation(pid, MemoryKind.PAGEABLE, -1, start, end - start, true, "");
+    for (Allocation old : replaced) {
+      p.spaces.removeHost(old.start());
+      long shift = old.start() - start;
+      old.writes.forEach((from, to, v) -> a.writes.write(shift + from, to - from, v));
+    }
+    p.spaces.add(a);
+    return a;
+  }
+
+  // ---- ordering ----
+
+  /** Whether each Api value is a per-thread-default-stream variant (_ptsz, _ptds). */
+  private static final boolean[] PER_THREAD_DEFAULT = perThreadDefaultTable();
+
+  private static boolean[] perThreadDefaultTable() {
+    int max = 0;
+    for (Api a : Api.values()) {
+      if (a != Api.UNRECOGNIZED) {
+        max = Math.max(max, a.getNumber());
+      }
+    }
+    boolean[] t = new boolean[max + 1];
+    for (Api a : Api.values()) {
+      if (a != Api.UNRECOGNIZED && (a.name().endsWith("_ptsz") || a.name().endsWith("_ptds"))) {
+        t[a.getNumber()] = true;
+      }
+    }
+    return t;
+  }
+
+  private static boolean perThreadDefault(Event e) {
+    int api = e.getApiValue();
+    return api >= 0 && api < PER_THREAD_DEFAULT.length && PER_THREAD_DEFAULT[api];
+  }
+
+  private int apiName(Event e) {
+    int api = e.getApiValue();
+    boolean cacheable = api > Api.API_OTHER_VALUE && api < apiNames.length;
+    if (cacheable && apiNames[api] >= 0) {
+      return apiNames[api];
+    }
+    int id = ops.nameId(ApiNames.of(e));
+    if (cacheable) {
+      apiNames[api] = id;
+    }
+    return id;
+  }
+
+  private HappensBefore.Stream streamOf(Proc p, TraceRecord r, long handle) {
+    return p.order.stream(handle, device(p, r.tid()), r.tid(), perThreadDefault(r.event()));
+  }
+
+  private void stream(Proc p, Event e, boolean ok) {
+    if (!ok) {
+      return;
+    }
+    if (e.getApiValue() == Api.cudaStreamDestroy_VALUE) {
+      p.order.destroyed(e.getStream().getStream());
+    } else {
+      p.order.created(e.getStream().getStream(), e.getStream().getFlags());
+    }
+  }
+
+  private void event(Proc p, TraceRecord r, Event e, boolean ok) {
+    if (!ok) {
+      return;
+    }
+    String fn = ApiNames.of(e);
+    if (fn.startsWith("cudaEventRecord")) {
+      p.order.record(e.getEvent().getEvent(), streamOf(p, r, e.getEvent().getStream()));
+    } else if (fn.startsWith("cudaStreamWaitEvent")) {
+      p.order.waitEvent(streamOf(p, r, e.getEvent().getStream()), e.getEvent().getEvent());
+    }
+  }
+
+  private void sync(Proc p, TraceRecord r, Event e) {
+    long exit = e.getEntryNs() + e.getDurationNs();
+    switch (e.getSync().getScope()) {
+      case STREAM_SCOPE -> p.order.synchronizedWith(r.tid(), streamOf(p, r, e.getSync().getStream()), exit);
+      case EVENT_SCOPE -> p.order.synchronizedWithEvent(r.tid(), e.getSync().getEvent(), exit);
+      case DEVICE_SCOPE -> p.order.synchronizedWithDevice(r.tid(), device(p, r.tid()), exit);
+      default -> { }
+    }
+  }
+
+  // ---- operations ----
+
+  /** Starts an operation on a stream; returns its id. */
+  private int begin(Proc p, TraceRecord r, OpKind kind, int name, long handle, int device,
+      long bytes, HappensBefore.Stream s) {
+    Event e = r.event();
+    int thread = r.tid() == lastThreadTid && r.pid() == lastThreadPid ? lastThread
+        : (lastThread = ops.threadId(lastThreadPid = r.pid(), lastThreadTid = r.tid()));
+    if (s.tableId < 0 || s.tableDevice != device) {
+      s.tableId = ops.streamId(r.pid(), handle, device);
+      s.tableDevice = device;
+    }
+    int op = ops.begin(kind, e.getApiValue(), name, thread, s.tableId,
+        e.getEntryNs(), e.getDurationNs(), bytes, ops.callSiteId(r.pid(), e.getCallSite()));
+    opStream.add(s.index);
+    opSeq.add(p.order.issue(r.tid(), s, e.getEntryNs()));
+    if (e.getCorrelationId() != 0) {
+      p.byCorrelation.put(e.getCorrelationId(), op);
+    }
+    return op;
+  }
+
+  /**
+   * Adds the values that last wrote {@code [offset, offset + bytes)} of {@code a} as inputs, each
+   * with the bytes of the range it supplied; bytes never written come from the allocation's
+   * initial value when its contents matter (host memory, managed memory, device symbols).
+   */
+  private void read(Proc p, int op, HappensBefore.Stream s, Allocation a, long offset, long bytes, Confidence c) {
+    int before = inputs.size();
+    boolean gap = a.writes.read(offset, bytes, inputs, inputBytes);
+    if (gap && a.initialContentsMatter()) {
+      if (a.initialValue < 0) {
+        a.initialValue = values.add(a.id(), true, 0, a.bytes(), -1);
+      }
+      long wanted = Math.min(a.bytes(), offset + Math.max(bytes, 1)) - Math.max(offset, 0);
+      long written = 0;
+      for (int i = before; i < inputBytes.size(); i++) {
+        written += inputBytes.get(i);
+      }
+      inputs.add(a.initialValue);
+      inputBytes.add(Math.max(wanted - written, 0));
+    }
+    for (int i = before; i < inputs.size(); i++) {
+      int v = inputs.get(i);
+      if (seenInput(before, i, v)) {
+        continue;
+      }
+      long read = inputBytes.get(i);
+      for (int j = i + 1; j < inputs.size(); j++) { // a value split into several ranges
+        if (inputs.get(j) == v) {
+          read += inputBytes.get(j);
+        }
+      }
+      ops.input(v, c, read);
+      int producer = values.producer(v);
+      if (producer >= 0 && opStream.get(producer) != s.index
+          && !p.order.seen(s, opStream.get(producer), opSeq.get(producer))) {
+        races.add(new Race(producer, op, v));
+      }
+    }
+  }
+
+  private boolean seenInput(int from, int at, int v) {
+    for (int i = from; i < at; i++) {
+      if (inputs.get(i) == v) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A new version of {@code a} covering {@code [offset, offset + bytes)}, produced by {@code op}. */
+  private void write(int op, Allocation a, long offset, long bytes, Confidence c) {
+    long len = Math.max(1, Math.min(bytes, a.bytes() - offset));
+    a.versions++;
+    int v = values.add(a.id(), false, offset, len, op);
+    a.writes.write(offset, len, v);
+    ops.output(v, c);
+  }
+
+  /** Bytes a copy or memset spans in memory: rows at their pitch for 2D and 3D. */
+  private static long span(long bytes, int dims, long pitch, long width, long height, long depth) {
+    if (dims == 2 && pitch > 0) {
+      return pitch * Math.max(height - 1, 0) + width;
+    }
+    if (dims == 3 && pitch > 0) {
+      return pitch * Math.max(height, 1) * Math.max(depth, 1);
+    }
+    return bytes;
+  }
+
+  private void copy(Proc p, TraceRecord r, Event e) {
+    Copy c = e.getCopy();
+    int dev = device(p, r.tid());
+    Allocation srcAt = p.spaces.any(c.getSrc(), c.getSrcDevice() >= 0 ? c.getSrcDevice() : dev);
+    Allocation dstAt = p.spaces.any(c.getDst(), c.getDstDevice() >= 0 ? c.getDstDevice() : dev);
+    MemoryKind srcFound = srcAt != null ? srcAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
+    MemoryKind dstFound = dstAt != null ? dstAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
+    Copies.Classified k = Copies.classify(e, srcFound, dstFound);
+    boolean srcOnDevice = Copies.onDevice(k.src());
+    boolean dstOnDevice = Copies.onDevice(k.dst());
+    long srcSpan = span(c.getBytes(), c.getDims(), c.getSpitch(), c.getWidth(), c.getHeight(), c.getDepth());
+    long dstSpan = span(c.getBytes(), c.getDims(), c.getDpitch(), c.getWidth(), c.getHeight(), c.getDepth());
+    HappensBefore.Stream s = streamOf(p, r, c.getStream());
+    int op = begin(p, r, OpKind.COPY, apiName(e), c.getStream(), dev, c.getBytes(), s);
+    ops.copy(op, k.direction(), k.src(), k.dst(), !c.getAsync());
+    if (c.getSrc() != 0) {
+      Allocation src = at(r.pid(), p, c.getSrc(), srcSpan, srcOnDevice,
+          c.getSrcDevice() >= 0 ? c.getSrcDevice() : dev, "copy from");
+      read(p, op, s, src, c.getSrc() - src.start(), srcSpan, Confidence.EXACT);
+    }
+    if (c.getDst() != 0) {
+      Allocation dst = at(r.pid(), p, c.getDst(), dstSpan, dstOnDevice,
+          c.getDstDevice() >= 0 ? c.getDstDevice() : dev, "copy to");
+      write(op, dst, c.getDst() - dst.start(), dstSpan, Confidence.EXACT);
+    }
+    inputs.clear();
+    inputBytes.clear();
+    if (!c.getAsync()) {
+      p.order.synchronizedWith(r.tid(), s, e.getEntryNs() + e.getDurationNs());
+    }
+  }
+
+  private void memset(Proc p, TraceRecord r, Event e) {
+    Memset m = e.getMemset();
+    int dev = device(p, r.tid());
+    HappensBefore.Stream s = streamOf(p, r, m.getStream());
+    int op = begin(p, r, OpKind.MEMSET, apiName(e), m.getStream(), dev, m.getBytes(), s);
+    long span = span(m.getBytes(), m.getDims(), m.getPitch(), m.getWidth(), m.getHeight(), m.getDepth());
+    if (m.getPtr() != 0) {
+      Allocation a = at(r.pid(), p, m.getPtr(), span, true, dev, "memset of");
+      write(op, a, m.getPtr() - a.start(), span, Confidence.EXACT);
+    }
+    if (!m.getAsync()) {
+      ops.markSynchronous(op);
+      p.order.synchronizedWith(r.tid(), s, e.getEntryNs() + e.getDurationNs());
+    }
+  }
+
+  private void launch(Proc p, TraceRecord r, Event e) {
+    KernelLaunch l = e.getLaunch();
+    boolean same = p.lastKernelId == l.getKernelId() && p.lastKernel != null;
+    KernelInfo info = same ? p.lastKernel : p.kernels.get(l.getKernelId());
+    int name = same ? p.lastKernelName : p.kernelNames.computeIfAbsent(l.getKernelId(),
+        id -> ops.nameId(info != null ? KernelNames.of(info) : "kernel@0x" + Long.toHexString(id)));
+    p.lastKernelId = l.getKernelId();
+    p.lastKernel = info;
+    p.lastKernelName = name;
+    int dev = l.getDevice() >= 0 ? l.getDevice() : device(p, r.tid());
+    HappensBefore.Stream s = streamOf(p, r, l.getStream());
+    int op = begin(p, r, OpKind.KERNEL, name, l.getStream(), dev, 0, s);
+    ops.dims(op, l.getGridX(), l.getGridY(), l.getGridZ(), l.getBlockX(), l.getBlockY(), l.getBlockZ());
+    if (info == null) {
+      warnings.add("launch of a kernel with no recorded parameter layout", ops.name(op));
+      return;
+    }
+    List<KernelAccesses.Access> accesses = KernelAccesses.of(l, info, addr -> {
+      Allocation a = p.spaces.device(addr, dev);
+      return a != null ? a : p.spaces.host(addr);
+    });
+    // The bytes the kernel is taken to touch through each pointer (the arguments cannot say): the
+    // range the last write starting exactly there covered, when there is one (a chunked
+    // pipeline hands each kernel the chunk its stream copied in); else the size of the smallest
+    // such range at its other pointers (a kernel given a chunk in works on a chunk out); else to
+    // the end of the allocation.
+    long[] spans = new long[accesses.size()];
+    long chunk = Long.MAX_VALUE;
+    for (int i = 0; i < spans.length; i++) {
+      KernelAccesses.Access a = accesses.get(i);
+      spans[i] = a.allocation.writes.rangeStartingAt(a.offset);
+      if (spans[i] > 0) {
+        chunk = Math.min(chunk, spans[i]);
+      }
+    }
+    for (int i = 0; i < spans.length; i++) {
+      if (spans[i] == 0) {
+        KernelAccesses.Access a = accesses.get(i);
+        spans[i] = Math.min(chunk, a.allocation.bytes() - a.offset);
+      }
+    }
+    for (int i = 0; i < spans.length; i++) { // every read before any write: in-place kernels
+      KernelAccesses.Access a = accesses.get(i);
+      read(p, op, s, a.allocation, a.offset, spans[i], a.read);
+    }
+    inputs.clear();
+    inputBytes.clear();
+    for (int i = 0; i < spans.length; i++) {
+      KernelAccesses.Access a = accesses.get(i);
+      if (a.write != null) {
+        write(op, a.allocation, a.offset, spans[i], a.write);
+      }
+    }
+  }
+
+  /** The graph; the builder cannot be used afterwards. */
+  public Dvdg build() {
+    if (built) {
+      throw new IllegalStateException("build() was already called");
+    }
+    built = true;
+    ops.finish();
+    values.trim();
+    Map<Integer, List<Module>> modules = new HashMap<>();
+    procs.forEach((pid, p) -> modules.put(pid, List.copyOf(p.modules)));
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null);
+  }
+}

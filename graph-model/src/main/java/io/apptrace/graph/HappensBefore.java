@@ -1,0 +1,231 @@
+package io.apptrace.graph;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * What is known to have happened before what, in one process: vector clocks over its streams,
+ * maintained with CUDA's ordering rules. Operations in one stream run in issue order; the legacy
+ * default stream waits for and blocks the blocking streams of its device; cudaEventRecord and
+ * cudaStreamWaitEvent carry order across streams; a host thread that synchronized with a stream,
+ * an event or the device knows that work finished, and orders all work it issues afterwards.
+ * A synchronization that returned before another thread issued a call orders that call too:
+ * the work was physically done by then.
+ *
+ * <p>An operation's position is (its stream, its sequence number in that stream); it is ordered
+ * before a later operation iff the later one's clock has seen that position.
+ */
+final class HappensBefore {
+  /** One stream of the process. */
+  static final class Stream {
+    final int index;
+    final boolean legacy;
+    final boolean blocking;
+    final int device;
+    int[] clock = NONE;
+    /** The operation table's id for this stream on {@link #tableDevice} (-1: not looked up). */
+    int tableId = -1;
+    int tableDevice;
+
+    Stream(int index, boolean legacy, boolean blocking, int device) {
+      this.index = index;
+      this.legacy = legacy;
+      this.blocking = blocking;
+      this.device = device;
+    }
+  }
+
+  private static final int[] NONE = new int[0];
+
+  private final List<Stream> streams = new ArrayList<>();
+  private final io.apptrace.util.LongIntMap byHandle = new io.apptrace.util.LongIntMap();
+  private final Map<Integer, Stream> legacyByDevice = new HashMap<>();
+  private final Map<Integer, Stream> perThread = new HashMap<>();
+  private final Map<Integer, List<Stream>> blockingByDevice = new HashMap<>();
+  private final Map<Long, Boolean> nonBlockingHandles = new HashMap<>();
+  /** Each host thread's clock: index by tid in {@code threadIndex}. */
+  private final io.apptrace.util.LongIntMap threadIndex = new io.apptrace.util.LongIntMap();
+  private final List<int[]> threadClocks = new ArrayList<>();
+  private final Map<Long, int[]> events = new HashMap<>();
+  /** What every thread knows once it is past a time: synchronizations by their return time. */
+  private int[] known = NONE;
+  /** A synchronization's return time and what it made known. */
+  private record Learned(long exitNs, int[] clock) {}
+
+  private final PriorityQueue<Learned> pending = new PriorityQueue<>((a, b) -> Long.compare(a.exitNs(), b.exitNs()));
+
+  /** A stream created with these flags (cudaStreamNonBlocking = 1). */
+  void created(long handle, int flags) {
+    nonBlockingHandles.put(handle, (flags & 1) != 0);
+    if (handle == lastHandle) {
+      lastHandle = -1;
+    }
+  }
+
+  /**
+   * The stream an operation runs on. Handles 0 and 1 (cudaStreamLegacy) are the device's legacy
+   * default stream; 2 (cudaStreamPerThread), or 0 passed to a _ptsz/_ptds function, is the
+   * calling thread's per-thread default stream.
+   */
+  private long lastHandle = -1;
+  private Stream lastStream;
+
+  Stream stream(long handle, int device, int tid, boolean perThreadDefault) {
+    if (handle > 2 && handle == lastHandle) {
+      return lastStream;
+    }
+    if (handle == 2 || (handle == 0 && perThreadDefault)) {
+      Stream s = perThread.get(tid);
+      return s != null ? s : perThread.computeIfAbsent(tid, t -> newStream(false, true, device));
+    }
+    if (handle == 0 || handle == 1) {
+      Stream s = legacyByDevice.get(device);
+      return s != null ? s : legacyByDevice.computeIfAbsent(device, d -> newStream(true, true, device));
+    }
+    int i = byHandle.get(handle, -1);
+    Stream s;
+    if (i < 0) {
+      s = newStream(false, !nonBlockingHandles.getOrDefault(handle, false), device);
+      byHandle.put(handle, s.index);
+    } else {
+      s = streams.get(i);
+    }
+    lastHandle = handle;
+    lastStream = s;
+    return s;
+  }
+
+  private Stream newStream(boolean legacy, boolean blocking, int device) {
+    Stream s = new Stream(streams.size(), legacy, blocking, device);
+    streams.add(s);
+    if (blocking && !legacy) {
+      blockingByDevice.computeIfAbsent(device, d -> new ArrayList<>()).add(s);
+    }
+    return s;
+  }
+
+  /** A stream destroyed: its handle may be reused for a new stream. */
+  void destroyed(long handle) {
+    if (handle == lastHandle) {
+      lastHandle = -1;
+    }
+    byHandle.put(handle, -1); // a later stream with this handle is a new stream
+    nonBlockingHandles.remove(handle);
+  }
+
+  /**
+   * Orders an operation thread {@code tid} issues on {@code s} at {@code entryNs} after everything
+   * it must follow; returns its sequence number in {@code s}. The stream's clock, after this, is
+   * what the operation has seen ({@link #seen}).
+   */
+  private int[] threadClock(int tid) {
+    int i = threadIndex.get(tid, -1);
+    return i < 0 ? NONE : threadClocks.get(i);
+  }
+
+  private void setThreadClock(int tid, int[] clock) {
+    int i = threadIndex.get(tid, -1);
+    if (i < 0) {
+      threadIndex.put(tid, threadClocks.size());
+      threadClocks.add(clock);
+    } else {
+      threadClocks.set(i, clock);
+    }
+  }
+
+  int issue(int tid, Stream s, long entryNs) {
+    if (!pending.isEmpty()) {
+      learnUntil(entryNs);
+    }
+    s.clock = join(s.clock, known);
+    s.clock = join(s.clock, threadClock(tid));
+    if (s.legacy) { // the legacy default stream waits for every blocking stream of its device
+      for (Stream other : blockingByDevice.getOrDefault(s.device, List.of())) {
+        s.clock = join(s.clock, other.clock);
+      }
+    } else if (s.blocking) { // and a blocking stream waits for the legacy default stream
+      Stream legacy = legacyByDevice.get(s.device);
+      if (legacy != null) {
+        s.clock = join(s.clock, legacy.clock);
+      }
+    }
+    s.clock = grow(s.clock, s.index + 1);
+    return ++s.clock[s.index];
+  }
+
+  /** Whether the operation at ({@code producerStream}, {@code producerSeq}) is ordered before
+   * the operation just issued on {@code consumer}. */
+  boolean seen(Stream consumer, int producerStream, int producerSeq) {
+    return producerStream < consumer.clock.length && consumer.clock[producerStream] >= producerSeq;
+  }
+
+  void record(long event, Stream s) {
+    events.put(event, s.clock.clone());
+  }
+
+  void waitEvent(Stream s, long event) {
+    s.clock = join(s.clock, events.getOrDefault(event, NONE));
+  }
+
+  /** Thread {@code tid} waited for {@code s}, returning at {@code exitNs}. */
+  void synchronizedWith(int tid, Stream s, long exitNs) {
+    learned(tid, s.clock, exitNs);
+  }
+
+  void synchronizedWithEvent(int tid, long event, long exitNs) {
+    learned(tid, events.getOrDefault(event, NONE), exitNs);
+  }
+
+  void synchronizedWithDevice(int tid, int device, long exitNs) {
+    int[] all = NONE;
+    for (Stream s : streams) {
+      if (s.device == device) {
+        all = join(all, s.clock);
+      }
+    }
+    learned(tid, all, exitNs);
+  }
+
+  private void learned(int tid, int[] clock, long exitNs) {
+    setThreadClock(tid, join(threadClock(tid), clock));
+    pending.add(new Learned(exitNs, clock.clone()));
+  }
+
+  /** Makes what synchronizations returned before {@code nowNs} known to every thread. */
+  private void learnUntil(long nowNs) {
+    while (!pending.isEmpty() && pending.peek().exitNs() <= nowNs) {
+      known = join(known, pending.poll().clock());
+    }
+  }
+
+  private static int[] grow(int[] c, int size) {
+    return c.length >= size ? c : Arrays.copyOf(c, size);
+  }
+
+  private static int[] join(int[] a, int[] b) {
+    if (b.length == 0 || a == b) {
+      return a;
+    }
+    int[] r = grow(a, b.length);
+    if (r == a && b.length <= a.length) {
+      boolean changes = false;
+      for (int i = 0; i < b.length && !changes; i++) {
+        changes = b[i] > a[i];
+      }
+      if (!changes) {
+        return a;
+      }
+      r = a.clone();
+    } else if (r == a) {
+      r = a.clone();
+    }
+    for (int i = 0; i < b.length; i++) {
+      r[i] = Math.max(r[i], b[i]);
+    }
+    return r;
+  }
+}

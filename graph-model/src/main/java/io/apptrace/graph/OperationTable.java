@@ -1,0 +1,312 @@
+package io.apptrace.graph;
+
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.Direction;
+import io.apptrace.util.ByteList;
+import io.apptrace.util.IntList;
+import io.apptrace.util.LongIntMap;
+import io.apptrace.util.LongList;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operations of a graph, by id in issue order: copies, memsets and kernel launches, each with
+ * the values it reads (inputs) and writes (outputs) and what was recorded about it.
+ *
+ * <p>Columns, not objects, and small ones (about 52 bytes per operation plus its edges): graphs
+ * of tens of millions of operations. Threads, streams and call sites are stored once, in tables
+ * the operations index; a kernel's grid lives in the column copies use for bytes, its block in
+ * the one copies use for their kinds.
+ */
+public final class OperationTable {
+  private static final Direction[] DIRECTIONS = Direction.values();
+  private static final OpKind[] KINDS = OpKind.values();
+  private static final Confidence[] CONFIDENCES = Confidence.values();
+
+  /** kind (2 bits) | api (12) | direction + 1 (3) | source kind (4) | destination kind (4) | sync (1). */
+  private final IntList meta = new IntList(1024);
+  /** A kernel's block: x (11 bits) | y (11) | z (10). */
+  private final IntList block = new IntList(1024);
+  private final IntList name = new IntList(1024);
+  private final IntList thread = new IntList(1024);
+  private final IntList stream = new IntList(1024);
+  private final LongList entryNs = new LongList(1024);
+  /** Duration, ns; Integer.MAX_VALUE: see {@code longDurations}. */
+  private final IntList durationNs = new IntList(1024);
+  private final Map<Integer, Long> longDurations = new HashMap<>();
+  /** Bytes of a copy or memset; a kernel's grid: x (31 bits) | y (16) | z (16). */
+  private final LongList bytes = new LongList(1024);
+  private final IntList callSite = new IntList(1024);
+  private final IntList inStart = new IntList(1024);
+  private final IntList inValue = new IntList(2048);
+  private final ByteList inConfidence = new ByteList(2048);
+  /** Bytes of each input the operation read; -1: see {@code largeInBytes}. */
+  private final IntList inBytes = new IntList(2048);
+  private final Map<Integer, Long> largeInBytes = new HashMap<>();
+  private final IntList outStart = new IntList(1024);
+  private final IntList outValue = new IntList(2048);
+  private final ByteList outConfidence = new ByteList(2048);
+  private final Map<Integer, long[]> gpuTimes = new HashMap<>();
+  private final List<String> names = new ArrayList<>();
+  private final Map<String, Integer> nameIds = new HashMap<>();
+
+  // the tables operations index
+  private final IntList threadPid = new IntList();
+  private final IntList threadTid = new IntList();
+  private final LongIntMap threadIds = new LongIntMap();
+  private final IntList streamPid = new IntList();
+  private final LongList streamHandle = new LongList();
+  private final IntList streamDevice = new IntList();
+  private final Map<Long, LongIntMap> streamIds = new HashMap<>();
+  private final IntList sitePid = new IntList();
+  private final LongList siteAddress = new LongList();
+  private final Map<Integer, LongIntMap> siteIds = new HashMap<>();
+  private int lastSitePid = -1;
+  private LongIntMap lastSites;
+
+  /** The id of an operation name (names are stored once). */
+  int nameId(String opName) {
+    return nameIds.computeIfAbsent(opName, n -> {
+      names.add(n);
+      return names.size() - 1;
+    });
+  }
+
+  /** The index of a (process, thread). */
+  int threadId(int pid, int tid) {
+    long key = ((long) pid << 32) | (tid & 0xffffffffL);
+    int id = threadIds.get(key, -1);
+    if (id < 0) {
+      id = threadPid.add(pid);
+      threadTid.add(tid);
+      threadIds.put(key, id);
+    }
+    return id;
+  }
+
+  /** The index of a (process, stream handle, device). */
+  int streamId(int pid, long handle, int device) {
+    LongIntMap m = streamIds.computeIfAbsent(((long) pid << 32) | (device & 0xffffffffL), k -> new LongIntMap());
+    int id = m.get(handle, -1);
+    if (id < 0) {
+      id = streamPid.add(pid);
+      streamHandle.add(handle);
+      streamDevice.add(device);
+      m.put(handle, id);
+    }
+    return id;
+  }
+
+  /** The index of a call site (a return address in a process). */
+  int callSiteId(int pid, long address) {
+    LongIntMap m = pid == lastSitePid ? lastSites : siteIds.computeIfAbsent(pid, k -> new LongIntMap());
+    lastSitePid = pid;
+    lastSites = m;
+    int id = m.get(address, -1);
+    if (id < 0) {
+      id = sitePid.add(pid);
+      siteAddress.add(address);
+      m.put(address, id);
+    }
+    return id;
+  }
+
+  /** Starts an operation; its inputs and outputs follow (see {@link #finish()}). */
+  int begin(OpKind k, int apiNumber, int opName, int threadIndex, int streamIndex, long entry,
+      long duration, long opBytes, int site) {
+    int op = meta.add(k.ordinal() | ((apiNumber & 0xfff) << 2));
+    block.add(0);
+    name.add(opName);
+    thread.add(threadIndex);
+    stream.add(streamIndex);
+    entryNs.add(entry);
+    if (duration >= Integer.MAX_VALUE) {
+      longDurations.put(op, duration);
+      durationNs.add(Integer.MAX_VALUE);
+    } else {
+      durationNs.add((int) Math.max(duration, 0));
+    }
+    bytes.add(opBytes);
+    callSite.add(site);
+    inStart.add(inValue.size());
+    outStart.add(outValue.size());
+    return op;
+  }
+
+  void copy(int op, Direction d, MemoryKind src, MemoryKind dst, boolean synchronous) {
+    int m = meta.get(op) & 0x3fff;
+    meta.set(op, m | ((d.ordinal() + 1) << 14) | ((src.getNumber() & 0xf) << 17)
+        | ((dst.getNumber() & 0xf) << 21) | (synchronous ? 1 << 25 : 0));
+  }
+
+  void markSynchronous(int op) {
+    meta.set(op, meta.get(op) | (1 << 25));
+  }
+
+  void dims(int op, int gx, int gy, int gz, int bx, int by, int bz) {
+    bytes.set(op, ((long) gx & 0x7fffffffL) | (((long) gy & 0xffffL) << 31) | (((long) gz & 0xffffL) << 47));
+    block.set(op, (bx & 0x7ff) | ((by & 0x7ff) << 11) | ((bz & 0x3ff) << 22));
+  }
+
+  void input(int value, Confidence c, long bytesRead) {
+    int at = inValue.add(value);
+    inConfidence.add((byte) c.ordinal());
+    if (bytesRead > Integer.MAX_VALUE) {
+      largeInBytes.put(at, bytesRead);
+      inBytes.add(-1);
+    } else {
+      inBytes.add((int) bytesRead);
+    }
+  }
+
+  void output(int value, Confidence c) {
+    outValue.add(value);
+    outConfidence.add((byte) c.ordinal());
+  }
+
+  void gpuTimes(int op, long startNs, long endNs) {
+    gpuTimes.put(op, new long[] {startNs, endNs});
+  }
+
+  /** Ends the table: one more start offset closes the last operation's lists. */
+  void finish() {
+    inStart.add(inValue.size());
+    outStart.add(outValue.size());
+    for (IntList l : List.of(meta, block, name, thread, stream, durationNs, callSite, inStart, inValue,
+        inBytes, outStart, outValue)) {
+      l.trim();
+    }
+    entryNs.trim();
+    bytes.trim();
+    inConfidence.trim();
+    outConfidence.trim();
+  }
+
+  public int size() {
+    return meta.size();
+  }
+
+  public OpKind kind(int op) {
+    return KINDS[meta.get(op) & 3];
+  }
+
+  /** The Api number of the call (see api.proto). */
+  public int api(int op) {
+    return (meta.get(op) >>> 2) & 0xfff;
+  }
+
+  /** The runtime function (copies, memsets) or the kernel's display name. */
+  public String name(int op) {
+    return names.get(name.get(op));
+  }
+
+  public int pid(int op) {
+    return threadPid.get(thread.get(op));
+  }
+
+  public int tid(int op) {
+    return threadTid.get(thread.get(op));
+  }
+
+  /** The stream handle as the program passed it (0 for the legacy default stream). */
+  public long stream(int op) {
+    return streamHandle.get(stream.get(op));
+  }
+
+  public int device(int op) {
+    return streamDevice.get(stream.get(op));
+  }
+
+  /** CPU time of the API call's entry (CLOCK_MONOTONIC, ns). */
+  public long entryNs(int op) {
+    return entryNs.get(op);
+  }
+
+  /** Duration of the API call, ns. */
+  public long durationNs(int op) {
+    int d = durationNs.get(op);
+    return d == Integer.MAX_VALUE ? longDurations.getOrDefault(op, (long) d) : d;
+  }
+
+  /** Bytes copied or set; 0 for kernels. */
+  public long bytes(int op) {
+    return kind(op) == OpKind.KERNEL ? 0 : bytes.get(op);
+  }
+
+  /** Return address of the call in the program. */
+  public long callSite(int op) {
+    return siteAddress.get(callSite.get(op));
+  }
+
+  /** A copy's direction; null for other operations. */
+  public Direction direction(int op) {
+    if (kind(op) != OpKind.COPY) {
+      return null;
+    }
+    int d = (meta.get(op) >>> 14) & 7;
+    return d == 0 ? null : DIRECTIONS[d - 1];
+  }
+
+  public MemoryKind srcMemory(int op) {
+    return MemoryKind.forNumber((meta.get(op) >>> 17) & 0xf);
+  }
+
+  public MemoryKind dstMemory(int op) {
+    return MemoryKind.forNumber((meta.get(op) >>> 21) & 0xf);
+  }
+
+  /** The call returned only once the operation was done (cudaMemcpy rather than cudaMemcpyAsync). */
+  public boolean synchronous(int op) {
+    return (meta.get(op) & (1 << 25)) != 0;
+  }
+
+  /** A kernel's grid: {x, y, z}. */
+  public int[] grid(int op) {
+    long g = kind(op) == OpKind.KERNEL ? bytes.get(op) : 0;
+    return new int[] {(int) (g & 0x7fffffffL), (int) ((g >>> 31) & 0xffff), (int) ((g >>> 47) & 0xffff)};
+  }
+
+  /** A kernel's block: {x, y, z}. */
+  public int[] block(int op) {
+    int b = block.get(op);
+    return new int[] {b & 0x7ff, (b >>> 11) & 0x7ff, (b >>> 22) & 0x3ff};
+  }
+
+  /** GPU start and end (ns, the trace's clock) when recorded: {start, end}; else null. */
+  public long[] gpuTimes(int op) {
+    return gpuTimes.get(op);
+  }
+
+  public int inputCount(int op) {
+    return inStart.get(op + 1) - inStart.get(op);
+  }
+
+  public int input(int op, int k) {
+    return inValue.get(inStart.get(op) + k);
+  }
+
+  /** Bytes of input {@code k} the operation read (of the range the value holds). */
+  public long inputBytes(int op, int k) {
+    int at = inStart.get(op) + k;
+    int b = inBytes.get(at);
+    return b >= 0 ? b : largeInBytes.get(at);
+  }
+
+  public Confidence inputConfidence(int op, int k) {
+    return CONFIDENCES[inConfidence.get(inStart.get(op) + k)];
+  }
+
+  public int outputCount(int op) {
+    return outStart.get(op + 1) - outStart.get(op);
+  }
+
+  public int output(int op, int k) {
+    return outValue.get(outStart.get(op) + k);
+  }
+
+  public Confidence outputConfidence(int op, int k) {
+    return CONFIDENCES[outConfidence.get(outStart.get(op) + k)];
+  }
+}

@@ -1,0 +1,119 @@
+package io.apptrace.graph;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.apptrace.capture.Capture;
+import io.apptrace.capture.CaptureOptions;
+import io.apptrace.capture.NativeLibraries;
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.testing.TestPaths;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Graphs of real CUDA programs (tracer-native/tests/cuda) captured on the simulated device. */
+class CapturedGraphTest {
+  @TempDir Path tmp;
+
+  private Dvdg capture(String program) throws Exception {
+    Path trace = tmp.resolve(program + ".apptrace");
+    new Capture(new CaptureOptions(List.of(TestPaths.cudaTest(program).toString()), trace, true, 4096,
+        Duration.ofSeconds(10), new NativeLibraries(TestPaths.nativeDir()),
+        ProcessBuilder.Redirect.DISCARD, ProcessBuilder.Redirect.INHERIT)).run(p -> { }, p -> { }, 100);
+    return DvdgBuilder.build(trace);
+  }
+
+  /** The real vector add has the shape of Fig. 6.1, and its copies know their source lines. */
+  @Test
+  void vectorAddHasTheShapeOfFigure61AndSymbolizedCallSites() throws Exception {
+    Dvdg g = capture("vecadd");
+    assertThat(DvdgTest.edges(g)).containsExactly(
+        "alloc0:v0 -cudaMemcpy-> alloc3:v1", "alloc1:v0 -cudaMemcpy-> alloc4:v1",
+        "alloc3:v1 -vector_add-> alloc5:v1", "alloc4:v1 -vector_add-> alloc5:v1",
+        "alloc5:v1 -cudaMemcpy-> alloc2:v1");
+    CallSites sites = CallSites.of(g);
+    OperationTable ops = g.operations();
+    assertThat(sites.lookup(ops.pid(0), ops.callSite(0))).hasValueSatisfying(cs -> {
+      assertThat(cs.function()).isEqualTo("main");
+      assertThat(cs.file()).hasValueSatisfying(f -> assertThat(f).endsWith("vecadd.cu"));
+      assertThat(cs.line()).hasValue(27);
+    });
+    // a <<<...>>> launch is placed at its own line, not in the stub nvcc generates
+    int kernel = 2;
+    assertThat(ops.kind(kernel)).isEqualTo(OpKind.KERNEL);
+    int launchLine = lineOf(TestPaths.root().resolve("tracer-native/tests/cuda/vecadd.cu"), "vector_add<<<");
+    assertThat(sites.lookup(ops.pid(kernel), ops.callSite(kernel))).hasValueSatisfying(cs -> {
+      assertThat(cs.function()).isEqualTo("main");
+      assertThat(cs.file()).hasValueSatisfying(f -> assertThat(f).endsWith("vecadd.cu"));
+      assertThat(cs.line()).hasValue(launchLine);
+    });
+  }
+
+  private static int lineOf(Path source, String text) throws java.io.IOException {
+    List<String> lines = java.nio.file.Files.readAllLines(source);
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(text)) {
+        return i + 1;
+      }
+    }
+    throw new AssertionError(text + " not in " + source);
+  }
+
+  /** Four streams feeding a fifth through events: no race; the gather copy reads all four kernels. */
+  @Test
+  void pipelineWithEventsHasNoRaces() throws Exception {
+    Dvdg g = capture("pipeline");
+    assertThat(g.races()).isEmpty();
+    OperationTable ops = g.operations();
+    int gather = IntStream.range(0, ops.size()).filter(op -> ops.kind(op) == OpKind.COPY
+        && ops.bytes(op) == 256 * 1024).findFirst().orElseThrow();
+    assertThat(IntStream.range(0, ops.inputCount(gather))
+        .mapToObj(k -> ops.name(g.values().producer(ops.input(gather, k))))).containsOnly("square").hasSize(4);
+    for (int k = 0; k < ops.inputCount(gather); k++) {
+      assertThat(ops.inputBytes(gather, k)).as("each kernel's chunk").isEqualTo(64 * 1024);
+    }
+  }
+
+  /**
+   * Page-locked memory is resident, so its NUMA node is known at allocation: one of this
+   * machine's nodes, and the location says so.
+   */
+  @Test
+  void pinnedMemoryKnowsItsNumaNode() throws Exception {
+    Dvdg g = capture("pipeline");
+    Allocation pinned = g.allocations().stream().filter(a -> a.kind() == MemoryKind.PINNED).findFirst()
+        .orElseThrow();
+    java.util.List<String> nodes;
+    try (var dirs = java.nio.file.Files.list(java.nio.file.Path.of("/sys/devices/system/node"))) {
+      nodes = dirs.map(d -> d.getFileName().toString()).filter(n -> n.matches("node\\d+")).toList();
+    }
+    assertThat(pinned.numaNode()).isPresent();
+    assertThat(nodes).contains("node" + pinned.numaNode().getAsInt());
+    assertThat(pinned.location()).isEqualTo("host-numa" + pinned.numaNode().getAsInt());
+    Allocation device = g.allocations().stream().filter(a -> a.kind() == MemoryKind.DEVICE).findFirst()
+        .orElseThrow();
+    assertThat(device.location()).isEqualTo("gpu0");
+  }
+
+  /** Interior pointer, struct by value, extern "C" and template kernels, decoded for real. */
+  @Test
+  void kernelArgumentsOfEveryShapeBecomeEdges() throws Exception {
+    Dvdg g = capture("kernel_args");
+    OperationTable ops = g.operations();
+    List<Integer> kernels = IntStream.range(0, ops.size()).filter(op -> ops.kind(op) == OpKind.KERNEL).boxed().toList();
+    assertThat(kernels).extracting(ops::name).containsExactly("interior", "by_struct", "plain_c", "axpy<float>");
+    int interior = kernels.get(0);
+    assertThat(g.values().offset(ops.output(interior, 0))).isEqualTo(4000);
+    int byStruct = kernels.get(1);
+    assertThat(ops.outputConfidence(byStruct, 0)).isEqualTo(Confidence.FOUND_IN_STRUCT);
+    int plain = kernels.get(2);
+    assertThat(ops.outputCount(plain)).isEqualTo(2); // out and in, both untyped: both may be written
+    int axpy = kernels.get(3);
+    assertThat(IntStream.range(0, ops.inputCount(axpy)).mapToObj(k -> ops.inputConfidence(axpy, k)))
+        .contains(Confidence.CONST_FROM_SIGNATURE);
+    assertThat(g.warnings().total()).isZero();
+  }
+}

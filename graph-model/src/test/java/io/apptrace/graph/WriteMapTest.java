@@ -1,0 +1,70 @@
+package io.apptrace.graph;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.apptrace.util.IntList;
+import io.apptrace.util.LongList;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** WriteMap against the obvious model: one writer per byte. */
+class WriteMapTest {
+  @Test
+  void agreesWithAPerByteModelOnRandomWritesAndReads() {
+    Random rnd = new Random(42);
+    for (int round = 0; round < 200; round++) {
+      int size = 1 + rnd.nextInt(256);
+      WriteMap m = new WriteMap(size);
+      int[] model = new int[size];
+      Arrays.fill(model, -1);
+      for (int step = 0; step < 60; step++) {
+        int off = rnd.nextInt(size);
+        int len = 1 + rnd.nextInt(rnd.nextBoolean() ? size : 16);
+        if (rnd.nextInt(10) == 0) {
+          off = 0;
+          len = size;
+        }
+        if (rnd.nextBoolean()) {
+          m.write(off, len, step);
+          for (int i = off; i < Math.min(size, off + len); i++) {
+            model[i] = step;
+          }
+        } else {
+          IntList got = new IntList();
+          LongList gotBytes = new LongList();
+          boolean gap = m.read(off, len, got, gotBytes);
+          Map<Integer, Long> expected = new TreeMap<>();
+          boolean expectedGap = false;
+          for (int i = off; i < Math.min(size, off + len); i++) {
+            if (model[i] < 0) {
+              expectedGap = true;
+            } else {
+              expected.merge(model[i], 1L, Long::sum);
+            }
+          }
+          Map<Integer, Long> actual = new TreeMap<>();
+          for (int i = 0; i < got.size(); i++) {
+            actual.merge(got.get(i), gotBytes.get(i), Long::sum);
+          }
+          assertThat(actual).as("bytes by value, round %d step %d read [%d,+%d)", round, step, off, len)
+              .isEqualTo(expected);
+          assertThat(gap).as("gap, round %d step %d", round, step).isEqualTo(expectedGap);
+        }
+      }
+    }
+  }
+
+  @Test
+  void rangeStartingAtNamesTheChunkAWriteLeft() {
+    WriteMap m = new WriteMap(4096);
+    m.write(1024, 1024, 1);
+    assertThat(m.rangeStartingAt(1024)).isEqualTo(1024);
+    assertThat(m.rangeStartingAt(1025)).isZero();
+    assertThat(m.rangeStartingAt(0)).isZero();
+    m.write(0, 4096, 2);
+    assertThat(m.rangeStartingAt(0)).isEqualTo(4096);
+  }
+}
