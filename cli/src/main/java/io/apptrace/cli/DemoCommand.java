@@ -5,6 +5,11 @@ import io.apptrace.capture.CaptureException;
 import io.apptrace.capture.CaptureOptions;
 import io.apptrace.capture.CaptureResult;
 import io.apptrace.capture.NativeLibraries;
+import io.apptrace.graph.CallSites;
+import io.apptrace.graph.Dvdg;
+import io.apptrace.graph.DvdgBuilder;
+import io.apptrace.graph.DvdgSummary;
+import io.apptrace.graph.GraphMlExport;
 import io.apptrace.stats.TraceStats;
 import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceReader;
@@ -23,14 +28,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code apptrace demo}: the main job on built-in defaults. Builds the bundled example CUDA
- * program with nvcc, captures it on the simulated device and prints its statistics.
+ * program with nvcc, captures it on the simulated device, prints its statistics, and builds and
+ * summarizes its dependence graph (written as GraphML beside the trace).
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
       "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline), captures it",
-      "on the simulated device, and prints what it recorded."
+      "on the simulated device, prints what it recorded, and builds its dependence graph."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
@@ -75,8 +81,22 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalStateException("the demo's own trace is unreadable", e);
     }
     out.println();
-    out.println("apptrace demo: the trace is " + trace + "; the program is " + program);
-    out.println("apptrace demo: next, try 'apptrace stats --json " + trace + "'");
+    Path graphml = dir.resolve(EXAMPLE + ".graphml");
+    out.println("apptrace demo: building its dynamic value dependence graph");
+    try {
+      Dvdg g = DvdgBuilder.build(trace);
+      try (java.io.Writer w = Files.newBufferedWriter(graphml)) {
+        GraphMlExport.write(g, CallSites.of(g), w);
+      }
+      new GraphSummaryText(out).print(g, DvdgSummary.of(g), trace.toString());
+    } catch (TraceException e) {
+      throw new IllegalStateException("the demo's own trace is unreadable", e);
+    }
+    out.println();
+    out.println("apptrace demo: the trace is " + trace + "; its graph is " + graphml
+        + "; the program is " + program);
+    out.println("apptrace demo: next, try 'apptrace stats --json " + trace + "' or 'apptrace graph "
+        + trace + " --dot " + dir.resolve(EXAMPLE + ".dot") + "'");
     out.flush();
     return ExitCodes.OK;
   }

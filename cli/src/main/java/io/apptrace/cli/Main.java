@@ -16,7 +16,8 @@ import picocli.CommandLine.HelpCommand;
       "dynamic value dependence graph, and replays it on a model of another node."
     },
     subcommands = {
-      HelpCommand.class, RunCommand.class, StatsCommand.class, DumpCommand.class, DemoCommand.class
+      HelpCommand.class, RunCommand.class, StatsCommand.class, GraphCommand.class, DumpCommand.class,
+      DemoCommand.class
     })
 public final class Main {
   public static void main(String[] args) {

@@ -18,6 +18,9 @@ class DemoCommandTest {
     assertThat(Files.isExecutable(tmp.resolve("pipeline"))).isTrue();
     assertThat(Files.isRegularFile(tmp.resolve("pipeline.apptrace"))).isTrue();
     assertThat(r.out()).contains("kernel launches:").contains("scale").contains("h2d")
-        .contains("the trace is " + tmp.resolve("pipeline.apptrace"));
+        .contains("the trace is " + tmp.resolve("pipeline.apptrace"))
+        .contains("its graph is " + tmp.resolve("pipeline.graphml"))
+        .containsPattern("\\d+ values in \\d+ allocations").contains("races: 0");
+    assertThat(Files.isRegularFile(tmp.resolve("pipeline.graphml"))).isTrue();
   }
 }

@@ -1,0 +1,125 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.TraceWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code apptrace graph} on captures of real CUDA programs, as a user sees it. */
+class GraphCommandTest {
+  @TempDir Path tmp;
+
+  private Path capture(String program, String... args) {
+    Path trace = tmp.resolve(program + String.join("-", args) + ".apptrace");
+    String[] cmd = new String[5 + args.length];
+    cmd[0] = "run";
+    cmd[1] = "--sim";
+    cmd[2] = "-q";
+    cmd[3] = "--output=" + trace;
+    cmd[4] = Cli.cudaTest(program);
+    System.arraycopy(args, 0, cmd, 5, args.length);
+    assertThat(Cli.run(cmd).exit()).as("capture of %s", program).isZero();
+    return trace;
+  }
+
+  @Test
+  void summaryOfTheVectorAddCountsFigure61() {
+    Cli r = Cli.run("graph", capture("vecadd").toString());
+    assertThat(r.exit()).isZero();
+    // a_h, b_h (initial), a_d, b_d, s_d (written), s_h (copied back); 3 copies and a kernel
+    assertThat(r.out()).contains("6 values in 6 allocations (0 implicit), 4 operations (3 copies, 0 memsets,"
+            + " 1 kernel), 5 edges")
+        .contains("h2d  pageable->device")
+        .contains("d2h  device->pageable")
+        .contains("races: 0");
+  }
+
+  @Test
+  void twoStreamsWithoutAnEventAreARaceAndWithOneAreNot() {
+    Cli racy = Cli.run("graph", capture("race").toString());
+    assertThat(racy.exit()).isZero();
+    assertThat(racy.out()).contains("races: 1").containsPattern("op 0 fill \\(stream 0x[0-9a-f]+\\) writes alloc 0;"
+        + " op 1 total \\(stream 0x[0-9a-f]+\\) reads it");
+    Cli safe = Cli.run("graph", capture("race", "safe").toString());
+    assertThat(safe.exit()).isZero();
+    assertThat(safe.out()).contains("races: 0");
+  }
+
+  @Test
+  void writesGraphMlDotAndJsonWithTheDocumentedAttributes() throws Exception {
+    Path trace = capture("vecadd");
+    Path graphml = tmp.resolve("g.graphml");
+    Path dot = tmp.resolve("g.dot");
+    Path json = tmp.resolve("g.json");
+    Cli r = Cli.run("graph", trace.toString(), "--graphml", graphml.toString(), "--dot", dot.toString(),
+        "--json", json.toString());
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("wrote " + graphml).contains("wrote " + dot).contains("wrote " + json)
+        .doesNotContain("values in"); // no summary unless asked for
+    String xml = Files.readString(graphml);
+    for (String node : new String[] {"alloc", "version", "location", "memory", "bytes"}) {
+      assertThat(xml).containsPattern("for=\"(node|all)\" attr.name=\"" + node + "\"");
+    }
+    for (String edge : new String[] {"op", "kind", "name"}) {
+      assertThat(xml).containsPattern("for=\"(edge|all)\" attr.name=\"" + edge + "\"");
+    }
+    assertThat(Files.readString(dot)).contains("digraph dvdg {").contains("vector_add");
+    JsonNode j = new ObjectMapper().readTree(json.toFile());
+    assertThat(j.path("nodes")).hasSize(6);
+    assertThat(j.path("edges")).hasSize(5);
+    assertThat(j.path("edges").findValuesAsText("kind")).containsOnly("copy", "kernel");
+  }
+
+  @Test
+  void summaryAlsoPrintsWhenAskedAlongsideAFile() {
+    Path trace = capture("vecadd");
+    Cli r = Cli.run("graph", trace.toString(), "--summary", "--dot", tmp.resolve("x.dot").toString());
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("6 values").contains("wrote ");
+  }
+
+  @Test
+  void aTraceCutShortYieldsTheGraphBeforeTheCutAndSaysWhere() throws Exception {
+    Path whole = capture("pipeline");
+    byte[] bytes = Files.readAllBytes(whole);
+    Path cut = tmp.resolve("cut.apptrace");
+    Files.write(cut, Arrays.copyOf(bytes, bytes.length - 7));
+    Cli r = Cli.run("graph", cut.toString());
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).containsPattern("the trace is cut short at byte \\d+ \\(cut short\\): the graph holds"
+        + " what came before");
+  }
+
+  @Test
+  void aNewerSchemaIsExitOneNamingBothVersions() throws Exception {
+    Path newer = tmp.resolve("newer.apptrace");
+    TraceWriter.create(newer, TraceHeader.newBuilder().setSchemaVersion(7).build()).close();
+    Cli r = Cli.run("graph", newer.toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err().strip()).contains("schema version 7").contains("versions up to 1")
+        .doesNotContain("Exception").doesNotContain("\n");
+  }
+
+  @Test
+  void aMissingFileOrAnUnwritableOutputIsExitOne() {
+    Cli missing = Cli.run("graph", tmp.resolve("nope.apptrace").toString());
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.err()).contains("nope.apptrace").contains("no such file");
+    Path trace = capture("vecadd");
+    Cli unwritable = Cli.run("graph", trace.toString(), "--graphml", tmp.resolve("no/such/dir/g.graphml").toString());
+    assertThat(unwritable.exit()).isEqualTo(1);
+    assertThat(unwritable.err()).contains("cannot write").contains("g.graphml").doesNotContain("Exception");
+  }
+
+  @Test
+  void missingFileArgumentIsUsageExitTwo() {
+    assertThat(Cli.run("graph").exit()).isEqualTo(2);
+  }
+}
