@@ -61,7 +61,14 @@ public final class Capture {
       int exit;
       List<ConnectionEnd> ends;
       try (Collector collector = Collector.start(socket, writer)) {
-        Process p = start(socket);
+        Process p;
+        try {
+          p = start(socket);
+        } catch (CaptureException e) { // nothing ran: leave no empty trace behind
+          writer.close();
+          Files.deleteIfExists(options.output());
+          throw e;
+        }
         onStart.accept(p);
         exit = waitFor(p, collector, progress, progressIntervalMs);
         if (!collector.awaitIdle(options.waitForChildren())) {

@@ -153,6 +153,7 @@ class CaptureFaultsTest {
           assertThat(e.exitCode()).isEqualTo(127);
           assertThat(e.getMessage()).contains("/no/such/program");
         });
+    assertThat(tmp.resolve("trace.apptrace")).as("no empty trace is left behind").doesNotExist();
   }
 
   /** An output that cannot be written fails before the program starts. */
