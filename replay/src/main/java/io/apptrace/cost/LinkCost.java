@@ -1,0 +1,58 @@
+package io.apptrace.cost;
+
+import io.apptrace.node.Node;
+
+/**
+ * The bytes a link carries to move n bytes of data, and the bandwidth a transfer of n bytes gets
+ * out of it (MODEL.md sec. 2; seeds 000 sec. IV-A and IV-B).
+ */
+public final class LinkCost {
+  /** NVLink flit and largest payload, bytes (000 sec. IV-B). */
+  static final int FLIT = 16;
+  static final int NVLINK_MAX_PAYLOAD = 256;
+
+  private LinkCost() {}
+
+  /** Whether the device reads (a host-to-device copy) or writes (device-to-host) the far memory. */
+  public enum Access {
+    READ, WRITE
+  }
+
+  /**
+   * Bytes on the wire to move {@code n} bytes: {@code n_hat}.
+   *
+   * <ul>
+   *   <li>PCIe read, 000 eq. 4: {@code MRd_O + MRRS + ceil(n / RCB) * CplD_O + n}
+   *   <li>PCIe write, 000 eq. 5: {@code ceil(n / MPS) * MWr_O + n}
+   *   <li>NVLink read, 000 eq. 6: {@code 16 + ceil(n / 256) * 16 + n}
+   *   <li>NVLink write, 000 eq. 7: {@code ceil(n / 256) * 16 + n}
+   *   <li>other links (SMP buses, NVLink-C2C): {@code n} (their efficiency stands for overhead)
+   * </ul>
+   */
+  public static double nHat(Node.Link link, double n, Access access) {
+    switch (link.type()) {
+      case PCIE -> {
+        Node.Pcie p = link.pcie().orElseThrow();
+        return access == Access.READ
+            ? p.mrdOverhead() + p.mrrs() + Math.ceil(n / p.rcb()) * p.cpldOverhead() + n
+            : Math.ceil(n / p.mps()) * p.mwrOverhead() + n;
+      }
+      case NVLINK -> {
+        double packets = Math.ceil(n / NVLINK_MAX_PAYLOAD) * FLIT;
+        return access == Access.READ ? FLIT + packets + n : packets + n;
+      }
+      default -> {
+        return n;
+      }
+    }
+  }
+
+  /**
+   * Effective bandwidth of a transfer of {@code n} bytes, 000 eq. 2: {@code BW_eff = n * Link_BW /
+   * n_hat}, times the link's efficiency.
+   */
+  public static double effectiveBandwidth(Node.Link link, double n, Access access) {
+    double bytes = Math.max(n, 1);
+    return bytes * link.bandwidth() / nHat(link, bytes, access) * link.efficiency();
+  }
+}

@@ -1,0 +1,141 @@
+package io.apptrace.node;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+
+/**
+ * A node model, as a node file describes it (docs/NODE-FORMAT.md): CPUs with their memories, GPUs
+ * with theirs, switches, the links between them, which GPU pairs have peer access, and what was
+ * measured on it. Quantities are in base units: bytes, bytes per second (per direction), seconds,
+ * hertz, FLOP per second.
+ *
+ * @param source where it was read from: a bundled name or a file path
+ */
+public record Node(
+    String name,
+    String description,
+    List<String> aliases,
+    List<String> sources,
+    double cpuSpeedFactor,
+    List<Cpu> cpus,
+    List<Gpu> gpus,
+    List<Switch> switches,
+    List<Link> links,
+    PeerAccess peerAccess,
+    Measured measured,
+    String source) {
+
+  public Node {
+    aliases = List.copyOf(aliases);
+    sources = List.copyOf(sources);
+    cpus = List.copyOf(cpus);
+    gpus = List.copyOf(gpus);
+    switches = List.copyOf(switches);
+    links = List.copyOf(links);
+  }
+
+  /** A CPU socket and its memory (one NUMA node). */
+  public record Cpu(String id, String model, int cores, OptionalDouble clockHz, int numaNode,
+      OptionalDouble memoryBytes, double memoryBandwidth) {}
+
+  /** A GPU; {@code index} is its CUDA device number (its place in the file). */
+  public record Gpu(String id, int index, String model, double memoryBytes, double memoryBandwidth,
+      Map<String, Double> peakFlops, int copyEngines, boolean implicitSync, boolean concurrentKernels,
+      int sms, OptionalDouble clockHz, double launchOverheadSeconds) {
+    public Gpu {
+      peakFlops = Map.copyOf(peakFlops);
+    }
+  }
+
+  /** A routing vertex that is neither CPU nor GPU: a PCIe switch or an NVSwitch. */
+  public record Switch(String id, String type, String model) {}
+
+  /** PCIe packet parameters of a link (seeds 000 sec. IV-A). */
+  public record Pcie(int generation, int lanes, int mps, int mrrs, int rcb, int mrdOverhead,
+      int mwrOverhead, int cpldOverhead) {}
+
+  /**
+   * A full-duplex link between two vertices.
+   *
+   * @param bandwidth theoretical bandwidth per direction, all bonded lanes and {@code count}
+   *     included, before {@code efficiency}
+   * @param pcie the packet parameters of a PCIe link
+   * @param nvlinkGeneration for an NVLink, its generation (0 otherwise)
+   */
+  public record Link(String id, String a, String b, LinkType type, double bandwidth, double efficiency,
+      double duplex, int count, Optional<Pcie> pcie, int nvlinkGeneration) {
+    /** The other end of the link from {@code v}. */
+    public String other(String v) {
+      return v.equals(a) ? b : a;
+    }
+
+    /** {@code "pcie gen3 x16"}, {@code "nvlink2 x3"}, {@code "xbus 64.0 GB/s"}. */
+    public String describe() {
+      String what = switch (type) {
+        case PCIE -> "pcie gen" + pcie.orElseThrow().generation() + " x" + pcie.orElseThrow().lanes();
+        case NVLINK -> "nvlink" + nvlinkGeneration;
+        default -> type.key();
+      };
+      return what + " " + Units.bandwidth(bandwidth);
+    }
+  }
+
+  /** Which GPU pairs can use peer access: by rules, or listed pairs. */
+  public record PeerAccess(Set<String> rules, Set<Set<String>> pairs) {
+    public PeerAccess {
+      rules = Set.copyOf(rules);
+      pairs = Set.copyOf(pairs);
+    }
+  }
+
+  /** One page fault's times (seeds 002 Table 5.5). */
+  public record PageFaults(OptionalDouble cpuToGpu, OptionalDouble gpuToCpu, OptionalDouble gpuGpuLocal,
+      OptionalDouble gpuGpuRemote) {}
+
+  /**
+   * Measured parameters: each wins over the datasheet where present.
+   *
+   * @param curves bandwidth by size between a NUMA node and a GPU local to it
+   */
+  public record Measured(String source, boolean simulated, Map<TransferKind, Double> latency,
+      Optional<String> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
+      Map<TransferKind, Curve> curves, PageFaults pageFaults, double migrationGranularity) {
+    public Measured {
+      latency = Map.copyOf(latency);
+      curves = Map.copyOf(curves);
+    }
+
+    static Measured none() {
+      OptionalDouble no = OptionalDouble.empty();
+      return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(),
+          new PageFaults(no, no, no, no), 64 * 1024);
+    }
+  }
+
+  public Optional<Gpu> gpu(String id) {
+    return gpus.stream().filter(g -> g.id().equals(id)).findFirst();
+  }
+
+  public Optional<Cpu> cpu(String id) {
+    return cpus.stream().filter(c -> c.id().equals(id)).findFirst();
+  }
+
+  /** The CPU whose memory is NUMA node {@code numa}. */
+  public Optional<Cpu> cpuOfNuma(int numa) {
+    return cpus.stream().filter(c -> c.numaNode() == numa).findFirst();
+  }
+
+  /** The GPU with CUDA device number {@code index}. */
+  public Optional<Gpu> gpu(int index) {
+    return index >= 0 && index < gpus.size() ? Optional.of(gpus.get(index)) : Optional.empty();
+  }
+
+  /** Where it came from, for messages: the file's path or the bundled name. */
+  public Path path() {
+    return Path.of(source);
+  }
+}

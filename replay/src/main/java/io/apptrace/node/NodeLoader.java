@@ -1,0 +1,421 @@
+package io.apptrace.node;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads and checks node files (docs/NODE-FORMAT.md). Every error is a {@link NodeFileException}
+ * naming the file, line, column and key.
+ */
+public final class NodeLoader {
+  /** Where the bundled node files are, on the class path. */
+  static final String BUNDLED = "/io/apptrace/nodes/";
+
+  private static final Set<String> PRECISIONS = Set.of("fp64", "fp32", "fp16", "bf16", "tf32", "int8", "fp8");
+  private static final Set<String> PEER_RULES = Set.of("none", "all", "nvlink", "pcie-switch");
+
+  private NodeLoader() {}
+
+  /**
+   * A bundled node by name ({@code ac922}) or a node file by path ({@code ac922.yaml},
+   * {@code ./nodes/x.yaml}): a name with no {@code /} and no {@code .yaml} is a bundled name.
+   */
+  public static Node resolve(String nameOrPath) throws NodeFileException {
+    boolean path = nameOrPath.contains("/") || nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml");
+    if (!path) {
+      Optional<Node> bundled = bundled(nameOrPath);
+      if (bundled.isPresent()) {
+        return bundled.get();
+      }
+      throw new NodeFileException("no bundled node named '" + nameOrPath + "' (bundled: "
+          + String.join(", ", BundledNodes.names()) + "); give a node file's path to use your own");
+    }
+    return load(Path.of(nameOrPath));
+  }
+
+  /** Bundled nodes already read (they never change while apptrace runs). */
+  private static final Map<String, Node> BUNDLED_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A bundled node, if there is one by that name. */
+  public static Optional<Node> bundled(String name) throws NodeFileException {
+    if (!name.matches("[a-z0-9][a-z0-9._-]*")) {
+      return Optional.empty();
+    }
+    Node cached = BUNDLED_CACHE.get(name);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    String resource = BUNDLED + name + ".yaml";
+    try (InputStream in = NodeLoader.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return Optional.empty();
+      }
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      Node n = parse(name + ".yaml", text, name);
+      if (!n.name().equals(name)) {
+        throw new NodeFileException(name + ".yaml: name: the bundled file says '" + n.name()
+            + "'; a bundled node's name is its file's");
+      }
+      BUNDLED_CACHE.put(name, n);
+      return Optional.of(n);
+    } catch (IOException e) {
+      throw new NodeFileException("cannot read the bundled node " + name + ": " + e.getMessage());
+    }
+  }
+
+  /** A node file. */
+  public static Node load(Path file) throws NodeFileException {
+    String text;
+    try {
+      if (Files.size(file) > 4L * 1024 * 1024) {
+        throw new NodeFileException(file + ": larger than 4 MiB; no node file is");
+      }
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new NodeFileException(file + ": no such file");
+    } catch (java.nio.charset.MalformedInputException e) {
+      throw new NodeFileException(file + ": not UTF-8 text; a node file is YAML");
+    } catch (IOException e) {
+      throw new NodeFileException(file + ": cannot read it (" + e.getMessage() + ")");
+    }
+    return parse(file.toString(), text, file.toString());
+  }
+
+  /** Parses node file text; {@code file} names it in errors. */
+  public static Node parse(String file, String text, String source) throws NodeFileException {
+    YamlMap root = YamlMap.parse(file, text);
+    String name = root.string("name");
+    String description = root.string("description");
+    List<String> aliases = strings(root.scalars("aliases", false));
+    List<String> sources = strings(root.scalars("sources", false));
+    double cpuSpeed = root.number("cpu_speed_factor", 0.01, 100, 1.0);
+
+    Map<String, YamlMap.Scalar> ids = new HashMap<>();
+    List<Node.Cpu> cpus = new ArrayList<>();
+    Set<Integer> numaNodes = new HashSet<>();
+    for (YamlMap c : root.maps("cpus", true)) {
+      String id = id(c, ids);
+      int numa = c.integer("numa_node", 0, 4095);
+      if (!numaNodes.add(numa)) {
+        throw c.error("numa_node", "NUMA node " + numa + " is given to two CPUs");
+      }
+      double memBw;
+      if (c.has("memory_bandwidth") && c.has("memory_bus")) {
+        throw c.error("memory_bus", "give memory_bandwidth or memory_bus, not both");
+      } else if (c.has("memory_bandwidth")) {
+        memBw = c.quantity("memory_bandwidth", Units.Kind.BANDWIDTH);
+      } else {
+        YamlMap bus = c.map("memory_bus").orElseThrow(() -> c.error("memory_bandwidth",
+            "missing key 'memory_bandwidth' (or 'memory_bus')"));
+        // Memory_BW = bus_width * frequency * transfers_per_cycle (seeds 000 sec. IV-C)
+        memBw = bus.quantity("width", Units.Kind.WIDTH) / 8 * bus.quantity("frequency", Units.Kind.FREQUENCY)
+            * bus.integer("transfers_per_cycle", 1, 16);
+        bus.done();
+      }
+      cpus.add(new Node.Cpu(id, c.string("model"), c.integer("cores", 1, 100_000),
+          c.optQuantity("clock", Units.Kind.FREQUENCY), numa, c.optQuantity("memory", Units.Kind.SIZE), memBw));
+      c.done();
+    }
+    if (cpus.isEmpty()) {
+      throw root.error("cpus", "a node needs at least one CPU");
+    }
+
+    List<Node.Gpu> gpus = new ArrayList<>();
+    for (YamlMap g : root.maps("gpus", true)) {
+      String id = id(g, ids);
+      Map<String, Double> flops = new TreeMap<>();
+      Optional<YamlMap> pf = g.map("peak_flops");
+      if (pf.isPresent()) {
+        for (String p : pf.get().keys()) {
+          if (!PRECISIONS.contains(p)) {
+            throw pf.get().keyError(p, "unknown precision '" + p + "' (known: "
+                + String.join(", ", new java.util.TreeSet<>(PRECISIONS)) + ")");
+          }
+          flops.put(p, pf.get().quantity(p, Units.Kind.COMPUTE));
+        }
+        pf.get().done();
+      }
+      gpus.add(new Node.Gpu(id, gpus.size(), g.string("model"), g.quantity("memory", Units.Kind.SIZE),
+          g.quantity("memory_bandwidth", Units.Kind.BANDWIDTH), flops, g.integer("copy_engines", 1, 64),
+          g.bool("implicit_sync", false), g.bool("concurrent_kernels", true),
+          g.optInteger("sms", 1, 100_000).orElse(0), g.optQuantity("clock", Units.Kind.FREQUENCY),
+          g.optQuantity("launch_overhead", Units.Kind.TIME).orElse(5e-6)));
+      g.done();
+    }
+    if (gpus.isEmpty()) {
+      throw root.error("gpus", "a node needs at least one GPU");
+    }
+
+    List<Node.Switch> switches = new ArrayList<>();
+    for (YamlMap s : root.maps("switches", false)) {
+      String id = id(s, ids);
+      String type = s.string("type");
+      if (!type.equals("pcie") && !type.equals("nvswitch")) {
+        throw s.error("type", "unknown switch type '" + type + "' (known: pcie, nvswitch)");
+      }
+      switches.add(new Node.Switch(id, type, s.optString("model").orElse("")));
+      s.done();
+    }
+
+    List<Node.Link> links = new ArrayList<>();
+    Set<String> joined = new HashSet<>();
+    for (YamlMap l : root.maps("links", true)) {
+      links.add(link(l, ids, joined));
+    }
+    Set<String> reached = new HashSet<>();
+    for (Node.Link l : links) {
+      reached.add(l.a());
+      reached.add(l.b());
+    }
+    for (Node.Gpu g : gpus) {
+      if (!reached.contains(g.id())) {
+        YamlMap.Scalar at = ids.get(g.id());
+        throw at.error("GPU '" + g.id() + "' is reached by no link; add a link between it and a CPU or switch");
+      }
+    }
+    for (Node.Cpu c : cpus) {
+      if (!reached.contains(c.id()) && cpus.size() > 1) {
+        throw ids.get(c.id()).error("CPU '" + c.id() + "' is reached by no link");
+      }
+    }
+
+    Node.PeerAccess peer = peerAccess(root, ids, gpus);
+    Node.Measured measured = root.map("measured").isPresent() ? measured(root.map("measured").get())
+        : Node.Measured.none();
+    root.done();
+    Node node = new Node(name, description, aliases, sources, cpuSpeed, cpus, gpus, switches, links, peer,
+        measured, source);
+    Topology.of(node); // every GPU must be reachable from host memory
+    return node;
+  }
+
+  private static List<String> strings(List<YamlMap.Scalar> s) {
+    return s.stream().map(x -> x.text).toList();
+  }
+
+  private static String id(YamlMap m, Map<String, YamlMap.Scalar> ids) throws NodeFileException {
+    YamlMap.Scalar id = m.scalars("id", true).get(0);
+    if (!id.text.matches("[A-Za-z0-9_.-]+")) {
+      throw id.error("\"" + id.text + "\" is not a usable id (letters, digits, '_', '.', '-')");
+    }
+    if (ids.putIfAbsent(id.text, id) != null) {
+      throw id.error("the id '" + id.text + "' is used twice");
+    }
+    return id.text;
+  }
+
+  private static Node.Link link(YamlMap l, Map<String, YamlMap.Scalar> ids, Set<String> joined)
+      throws NodeFileException {
+    List<YamlMap.Scalar> ends = l.scalars("between", true);
+    if (ends.size() != 2) {
+      throw l.error("between", "a link is between two ids: [a, b]");
+    }
+    for (YamlMap.Scalar e : ends) {
+      if (!ids.containsKey(e.text)) {
+        throw e.error("no CPU, GPU or switch has the id '" + e.text + "'");
+      }
+    }
+    String a = ends.get(0).text;
+    String b = ends.get(1).text;
+    if (a.equals(b)) {
+      throw l.error("between", "a link joins two different ids");
+    }
+    String key = a.compareTo(b) < 0 ? a + "|" + b : b + "|" + a;
+    if (!joined.add(key)) {
+      throw l.error("between", "a second link between " + a + " and " + b + "; give one link with 'count'"
+          + " or more lanes");
+    }
+    String typeName = l.string("type");
+    LinkType type = LinkType.of(typeName).orElseThrow(() -> l.error("type", "unknown link type '" + typeName
+        + "' (known: pcie, nvlink, nvlink-c2c, xbus, qpi, upi, infinity-fabric, smp)"));
+    double efficiency = l.number("efficiency", 0.01, 1.0, 1.0);
+    double duplex = l.number("duplex", 0.01, 1.0, 1.0);
+    int count = l.optInteger("count", 1, 64).orElse(1);
+    Optional<Node.Pcie> pcie = Optional.empty();
+    int nvGen = 0;
+    double bandwidth;
+    switch (type) {
+      case PCIE -> {
+        int gen = l.integer("generation", 1, 6);
+        int lanes = l.integer("lanes", 1, 32);
+        if (Integer.bitCount(lanes) != 1) {
+          throw l.error("lanes", lanes + " lanes: PCIe links have 1, 2, 4, 8, 16 or 32");
+        }
+        int mrd = 12;
+        int mwr = 12;
+        int cpld = 12;
+        Optional<YamlMap> o = l.map("overheads");
+        if (o.isPresent()) {
+          mrd = o.get().optInteger("mrd", 0, 256).orElse(12);
+          mwr = o.get().optInteger("mwr", 0, 256).orElse(12);
+          cpld = o.get().optInteger("cpld", 0, 256).orElse(12);
+          o.get().done();
+        }
+        int mps = l.optInteger("mps", 64, 4096).orElse(256);
+        int mrrs = l.optInteger("mrrs", 64, 4096).orElse(512);
+        int rcb = l.optInteger("rcb", 32, 4096).orElse(64);
+        if (rcb > mps) {
+          throw l.error("rcb", "rcb " + rcb + " is larger than mps " + mps + "; the read completion boundary"
+              + " is at most the maximum payload");
+        }
+        pcie = Optional.of(new Node.Pcie(gen, lanes, mps, mrrs, rcb, mrd, mwr, cpld));
+        bandwidth = PcieGeneration.of(gen).linkBandwidth(lanes) * count;
+      }
+      case NVLINK -> {
+        nvGen = l.integer("generation", 1, 5);
+        int lanes = l.optInteger("lanes", 1, 64).orElse(1);
+        OptionalDouble laneBw = l.optQuantity("lane_bandwidth", Units.Kind.BANDWIDTH);
+        OptionalDouble whole = l.optQuantity("bandwidth", Units.Kind.BANDWIDTH);
+        if (laneBw.isPresent() && whole.isPresent()) {
+          throw l.error("bandwidth", "give lane_bandwidth or bandwidth, not both");
+        }
+        if (whole.isPresent()) {
+          bandwidth = whole.getAsDouble() * count;
+        } else if (laneBw.isPresent()) {
+          bandwidth = laneBw.getAsDouble() * lanes * count;
+        } else if (nvGen <= 2) {
+          // 002 Table 2.1: NVLink 1.0 lanes run at 20 GB/s, NVLink 2.0 lanes at 25 GB/s, per direction
+          bandwidth = (nvGen == 1 ? 20e9 : 25e9) * lanes * count;
+        } else {
+          throw l.error("generation", "NVLink " + nvGen + ": give lane_bandwidth (per direction, e.g. \"25 GB/s\")"
+              + " or bandwidth");
+        }
+      }
+      default -> bandwidth = l.quantity("bandwidth", Units.Kind.BANDWIDTH) * count;
+    }
+    l.done();
+    return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, duplex, count, pcie, nvGen);
+  }
+
+  private static Node.PeerAccess peerAccess(YamlMap root, Map<String, YamlMap.Scalar> ids, List<Node.Gpu> gpus)
+      throws NodeFileException {
+    if (!root.has("peer_access")) {
+      return new Node.PeerAccess(Set.of("none"), Set.of());
+    }
+    Optional<YamlMap> asMap;
+    try {
+      asMap = root.map("peer_access");
+    } catch (NodeFileException notAMap) {
+      asMap = Optional.empty();
+    }
+    if (asMap.isPresent()) {
+      YamlMap m = asMap.get();
+      Set<Set<String>> pairs = new HashSet<>();
+      for (List<YamlMap.Scalar> pair : m.rows("pairs")) {
+        if (pair.size() != 2) {
+          throw m.error("pairs", "each pair is two GPU ids: [gpu0, gpu1]");
+        }
+        for (YamlMap.Scalar g : pair) {
+          if (gpus.stream().noneMatch(x -> x.id().equals(g.text))) {
+            throw g.error("no GPU has the id '" + g.text + "'");
+          }
+        }
+        pairs.add(Set.of(pair.get(0).text, pair.get(1).text));
+      }
+      m.done();
+      return new Node.PeerAccess(Set.of(), pairs);
+    }
+    Set<String> rules = new HashSet<>();
+    for (YamlMap.Scalar r : root.scalars("peer_access", true)) {
+      if (!PEER_RULES.contains(r.text)) {
+        throw r.error("unknown peer access rule '" + r.text + "' (known: none, all, nvlink, pcie-switch, or"
+            + " pairs: [[gpu0, gpu1], ...])");
+      }
+      rules.add(r.text);
+    }
+    return new Node.PeerAccess(rules, Set.of());
+  }
+
+  private static Node.Measured measured(YamlMap m) throws NodeFileException {
+    String source = m.optString("source").orElse("");
+    boolean simulated = m.bool("simulated", false);
+    Map<TransferKind, Double> latency = new EnumMap<>(TransferKind.class);
+    Optional<YamlMap> lat = m.map("latency");
+    if (lat.isPresent()) {
+      for (String k : lat.get().keys()) {
+        TransferKind kind = kind(lat.get(), k);
+        latency.put(kind, lat.get().quantity(k, Units.Kind.TIME));
+      }
+      lat.get().done();
+    }
+    Optional<String> from = m.optString("latency_from");
+    if (from.isPresent() && !BundledNodes.names().contains(from.get())) {
+      throw m.error("latency_from", "no bundled node named '" + from.get() + "' (bundled: "
+          + String.join(", ", BundledNodes.names()) + ")");
+    }
+    OptionalDouble gapH2d = OptionalDouble.empty();
+    OptionalDouble gapD2h = OptionalDouble.empty();
+    Optional<YamlMap> gap = m.map("gap");
+    if (gap.isPresent()) {
+      gapH2d = gap.get().optQuantity("h2d", Units.Kind.TIME);
+      gapD2h = gap.get().optQuantity("d2h", Units.Kind.TIME);
+      gap.get().done();
+    }
+    Map<TransferKind, Curve> curves = new LinkedHashMap<>();
+    Optional<YamlMap> cs = m.map("curves");
+    if (cs.isPresent()) {
+      for (String k : cs.get().keys()) {
+        TransferKind kind = kind(cs.get(), k);
+        List<List<YamlMap.Scalar>> rows = cs.get().rows(k);
+        double[] sizes = new double[rows.size()];
+        double[] bws = new double[rows.size()];
+        for (int i = 0; i < rows.size(); i++) {
+          List<YamlMap.Scalar> row = rows.get(i);
+          if (row.size() != 2) {
+            throw cs.get().error(k, "each point is [size, bandwidth], like [\"1 MiB\", \"10 GB/s\"]");
+          }
+          sizes[i] = row.get(0).quantity(Units.Kind.SIZE);
+          bws[i] = row.get(1).quantity(Units.Kind.BANDWIDTH);
+          if (i > 0 && !(sizes[i] > sizes[i - 1])) {
+            throw row.get(0).error("sizes must increase from point to point");
+          }
+        }
+        if (rows.isEmpty()) {
+          throw cs.get().error(k, "a curve needs at least one point");
+        }
+        curves.put(kind, new Curve(sizes, bws));
+      }
+      cs.get().done();
+    }
+    OptionalDouble none = OptionalDouble.empty();
+    Node.PageFaults faults = new Node.PageFaults(none, none, none, none);
+    Optional<YamlMap> pf = m.map("page_fault");
+    if (pf.isPresent()) {
+      YamlMap p = pf.get();
+      faults = new Node.PageFaults(p.optQuantity("cpu_to_gpu", Units.Kind.TIME),
+          p.optQuantity("gpu_to_cpu", Units.Kind.TIME), p.optQuantity("gpu_gpu_local", Units.Kind.TIME),
+          p.optQuantity("gpu_gpu_remote", Units.Kind.TIME));
+      p.done();
+    }
+    double granularity = m.optQuantity("migration_granularity", Units.Kind.SIZE).orElse(64 * 1024);
+    m.done();
+    return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, curves, faults, granularity);
+  }
+
+  private static TransferKind kind(YamlMap m, String key) throws NodeFileException {
+    Optional<TransferKind> k = TransferKind.of(key);
+    if (k.isEmpty()) {
+      StringBuilder known = new StringBuilder();
+      for (TransferKind t : TransferKind.values()) {
+        known.append(known.length() == 0 ? "" : ", ").append(t.key());
+      }
+      throw m.keyError(key, "unknown transfer kind '" + key + "' (known: " + known + ")");
+    }
+    return k.get();
+  }
+}
