@@ -34,10 +34,11 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = {
-      "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline), captures it",
-      "on the simulated device, prints what it recorded, and builds its dependence graph."
-    })
+    header = "Builds, captures and graphs the bundled example on the simulated device.",
+    description =
+        "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline),"
+            + " captures it on the simulated device, prints what it recorded, and builds its"
+            + " dependence graph.")
 final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
 

@@ -19,10 +19,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "dump",
     mixinStandardHelpOptions = true,
-    description = {
-      "Prints every record of a trace, one line each in file order:",
-      "pid, tid, batch number, function name, then the event in protobuf text form."
-    })
+    header = "Prints every record of a trace, one line each.",
+    description =
+        "Prints every record of a trace, one line each in file order: pid, tid, batch number,"
+            + " function name, then the event in protobuf text form.")
 final class DumpCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

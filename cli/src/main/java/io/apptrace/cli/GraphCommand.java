@@ -24,11 +24,12 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "graph",
     mixinStandardHelpOptions = true,
-    description = {
-      "Builds the dynamic value dependence graph of a trace: values (memory regions in",
-      "versions) joined by the copies, memsets and kernels that read and write them. Writes it",
-      "as GraphML, DOT or JSON, and prints a summary (the default when no output is asked for)."
-    })
+    header = "Builds a trace's dynamic value dependence graph: summary, races, exports.",
+    description =
+        "Builds the dynamic value dependence graph of a trace: values (memory regions in"
+            + " versions) joined by the copies, memsets and kernels that read and write them. Writes"
+            + " it as GraphML, DOT or JSON, and prints a summary (the default when no output is asked"
+            + " for).")
 final class GraphCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -11,32 +11,70 @@ import picocli.CommandLine.HelpCommand;
     name = "apptrace",
     mixinStandardHelpOptions = true,
     versionProvider = Main.VersionProvider.class,
-    description = {
-      "Records what an unmodified CUDA application does with memory and kernels, builds its",
-      "dynamic value dependence graph, and replays it on a model of another node."
-    },
-    subcommands = {
-      HelpCommand.class, RunCommand.class, StatsCommand.class, GraphCommand.class, DumpCommand.class,
-      DemoCommand.class
-    })
+    description =
+        "Records what an unmodified CUDA application does with memory and kernels, builds its"
+            + " dynamic value dependence graph, and replays it on a model of another node.")
 public final class Main {
+  /**
+   * The subcommands, in the order help lists them. Picocli builds a command's model by
+   * reflection, which costs tens of milliseconds each: a command line that names one builds only
+   * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
+   */
+  private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "stats", "graph",
+      "nodes", "model", "validate", "dump", "demo");
+
+  private static Object command(String name) {
+    return switch (name) {
+      case "help" -> new HelpCommand();
+      case "run" -> new RunCommand();
+      case "stats" -> new StatsCommand();
+      case "graph" -> new GraphCommand();
+      case "nodes" -> new NodesCommand();
+      case "model" -> new ModelCommand();
+      case "validate" -> new ValidateCommand();
+      case "dump" -> new DumpCommand();
+      case "demo" -> new DemoCommand();
+      default -> throw new IllegalArgumentException(name);
+    };
+  }
+
   public static void main(String[] args) {
-    System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    if (Boolean.getBoolean("apptrace.startup.report")) {
+      // for the startup benchmark (docs/BENCHMARKS.md): milliseconds since the JVM started
+      System.err.println("apptrace: done " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()
+          + " ms after the JVM started");
+    }
+    System.exit(code);
   }
 
   /** Runs a command line with the given output streams; returns the exit code. */
   public static int run(String[] args, PrintWriter out, PrintWriter err) {
-    return commandLine(out, err).execute(args);
+    String only = args.length > 0 && !args[0].equals("help") && COMMANDS.contains(args[0]) ? args[0] : null;
+    return commandLine(out, err, only).execute(args);
   }
 
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    return commandLine(out, err, null);
+  }
+
+  /** The command line with every subcommand, or with only {@code only} when it is not null. */
+  static CommandLine commandLine(PrintWriter out, PrintWriter err, String only) {
     CommandLine cl = new CommandLine(new Main());
+    for (String name : COMMANDS) {
+      if (only == null || only.equals(name)) {
+        cl.addSubcommand(name, command(name));
+      }
+    }
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(Main::onException);
     cl.setParameterExceptionHandler(Main::onBadUsage);
     // Everything after the program's name belongs to the program: `apptrace run ./app -v`.
-    cl.getSubcommands().get("run").setStopAtPositional(true);
+    CommandLine run = cl.getSubcommands().get("run");
+    if (run != null) {
+      run.setStopAtPositional(true);
+    }
     return cl;
   }
 

@@ -23,10 +23,10 @@ import sun.misc.Signal;
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
-    description = {
-      "Runs CMD and records what it does with CUDA memory and kernels.",
-      "Exits with CMD's exit code (128+N when signal N ended it; 127 when CMD does not exist)."
-    })
+    header = "Runs a program and records what it does with CUDA.",
+    description =
+        "Runs CMD and records what it does with CUDA memory and kernels. Exits with CMD's exit"
+            + " code (128+N when signal N ended it; 127 when CMD does not exist).")
 final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -21,11 +21,11 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "stats",
     mixinStandardHelpOptions = true,
-    description = {
-      "Counts what a trace holds, per process and thread and in total: API calls by name, kernel",
-      "launches by kernel, bytes copied by direction and memory kind, allocations by kind, the",
-      "wall time covered, and records dropped or cut off."
-    })
+    header = "Counts what a trace holds.",
+    description =
+        "Counts what a trace holds, per process and thread and in total: API calls by name,"
+            + " kernel launches by kernel, bytes copied by direction and memory kind, allocations by"
+            + " kind, the wall time covered, and records dropped or cut off.")
 final class StatsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
