@@ -27,10 +27,12 @@ public final class Dvdg {
   private final Warnings warnings;
   private final Map<Integer, List<Module>> modules;
   private final Truncation truncation;
+  private final CallLog calls;
   private DvdgGraph graph;
 
   Dvdg(TraceHeader header, List<Allocation> allocations, ValueTable values, OperationTable ops,
-      List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules, Truncation truncation) {
+      List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules, Truncation truncation,
+      CallLog calls) {
     this.header = Objects.requireNonNull(header, "header");
     this.allocations = List.copyOf(allocations);
     this.values = values;
@@ -39,11 +41,12 @@ public final class Dvdg {
     this.warnings = warnings;
     this.modules = Map.copyOf(modules);
     this.truncation = truncation;
+    this.calls = calls;
   }
 
   /** The same graph, noting that its trace was cut short. */
   Dvdg truncated(Truncation t) {
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t, calls);
   }
 
   public TraceHeader header() {
@@ -84,6 +87,11 @@ public final class Dvdg {
   /** Where the trace was cut short, if it was. */
   public Optional<Truncation> truncation() {
     return Optional.ofNullable(truncation);
+  }
+
+  /** Every API call, when the graph was built with them. */
+  public Optional<CallLog> calls() {
+    return Optional.ofNullable(calls);
   }
 
   /** The JGraphT view (built on first use, then kept). */

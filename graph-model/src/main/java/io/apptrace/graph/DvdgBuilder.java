@@ -59,6 +59,8 @@ public final class DvdgBuilder {
     KernelInfo lastKernel;
     int lastKernelName = -1;
     final LongIntMap byCorrelation = new LongIntMap();
+    /** Call-log ids of event handles. */
+    final LongIntMap eventIds = new LongIntMap();
     final LongIntMap device = new LongIntMap();
     int lastTid = -1;
     int lastDevice;
@@ -70,10 +72,29 @@ public final class DvdgBuilder {
     java.util.Arrays.fill(apiNames, -1);
   }
 
+  private CallLog calls;
+  /** The stream of the last operation begun (for the call log). */
+  private HappensBefore.Stream lastOpStream;
+
+  /** Keeps every API call in a {@link CallLog} too (for the replay). */
+  public void recordCalls() {
+    if (calls == null) {
+      calls = new CallLog();
+    }
+  }
+
   /** Reads a trace file and builds its graph. */
   public static Dvdg build(Path trace) throws IOException, TraceException {
+    return build(trace, false);
+  }
+
+  /** Reads a trace file and builds its graph, with its {@link CallLog} when {@code withCalls}. */
+  public static Dvdg build(Path trace, boolean withCalls) throws IOException, TraceException {
     try (TimeOrderedReader r = TimeOrderedReader.open(trace)) {
       DvdgBuilder b = new DvdgBuilder(r.header());
+      if (withCalls) {
+        b.recordCalls();
+      }
       r.definitions().forEach(b::define);
       while (r.hasNext()) {
         b.add(r.next());
@@ -116,6 +137,7 @@ public final class DvdgBuilder {
     Proc p = proc(r.pid());
     Event e = r.event();
     boolean ok = e.getResult() == 0;
+    int opsBefore = ops.size();
     switch (e.getBodyCase()) {
       case SET_DEVICE -> {
         if (ok) {
@@ -167,6 +189,70 @@ public final class DvdgBuilder {
         // process and thread starts, modules and the like change nothing in the graph
       }
     }
+    if (calls != null) {
+      logCall(p, r, e, ok, opsBefore);
+    }
+  }
+
+  /** Notes an API call in the call log: what it issued, waited for or recorded. */
+  private void logCall(Proc p, TraceRecord r, Event e, boolean ok, int opsBefore) {
+    if (e.getApi() == Api.API_UNSPECIFIED && e.getApiName().isEmpty()) {
+      return; // not a runtime call (host allocations, process and thread records)
+    }
+    int thread = ops.threadId(r.pid(), r.tid());
+    int name = apiName(e);
+    long entry = e.getEntryNs();
+    long dur = e.getDurationNs();
+    if (ops.size() > opsBefore) {
+      calls.add(thread, CallLog.Type.OP, entry, dur, ops.size() - 1, callStream(r.pid(), lastOpStream), name);
+      return;
+    }
+    if (ok && e.hasSync()) {
+      switch (e.getSync().getScope()) {
+        case STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_STREAM, entry, dur,
+            callStream(r.pid(), streamOf(p, r, e.getSync().getStream())), -1, name);
+        case EVENT_SCOPE -> calls.add(thread, CallLog.Type.SYNC_EVENT, entry, dur, eventId(p, e.getSync().getEvent()),
+            -1, name);
+        case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
+        default -> calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+      }
+      return;
+    }
+    if (ok && e.hasEvent()) {
+      String fn = ApiNames.of(e);
+      if (fn.startsWith("cudaEventRecord")) {
+        calls.add(thread, CallLog.Type.EVENT_RECORD, entry, dur, callStream(r.pid(), streamOf(p, r,
+            e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
+        return;
+      }
+      if (fn.startsWith("cudaStreamWaitEvent")) {
+        calls.add(thread, CallLog.Type.STREAM_WAIT_EVENT, entry, dur, callStream(r.pid(), streamOf(p, r,
+            e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
+        return;
+      }
+    }
+    if (ok && e.getApiValue() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
+      calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
+      return;
+    }
+    calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+  }
+
+  private int callStream(int pid, HappensBefore.Stream s) {
+    if (s.callLogId < 0) {
+      s.callLogId = calls.addStream(new CallLog.Stream(pid, s.device, s.legacy, s.blocking, s.perThread,
+          s.handle));
+    }
+    return s.callLogId;
+  }
+
+  private int eventId(Proc p, long handle) {
+    int id = p.eventIds.get(handle, -1);
+    if (id < 0) {
+      id = calls.newEvent();
+      p.eventIds.put(handle, id);
+    }
+    return id;
   }
 
   /** Whether an operation's call succeeded; a failed one is counted, not drawn. */
@@ -365,6 +451,7 @@ public final class DvdgBuilder {
     int op = ops.begin(kind, e.getApiValue(), name, thread, s.tableId,
         e.getEntryNs(), e.getDurationNs(), bytes, ops.callSiteId(r.pid(), e.getCallSite()));
     opStream.add(s.index);
+    lastOpStream = s;
     opSeq.add(p.order.issue(r.tid(), s, e.getEntryNs()));
     if (e.getCorrelationId() != 0) {
       p.byCorrelation.put(e.getCorrelationId(), op);
@@ -554,6 +641,9 @@ public final class DvdgBuilder {
     values.trim();
     Map<Integer, List<Module>> modules = new HashMap<>();
     procs.forEach((pid, p) -> modules.put(pid, List.copyOf(p.modules)));
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null);
+    if (calls != null) {
+      calls.trim();
+    }
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls);
   }
 }

@@ -30,6 +30,11 @@ final class HappensBefore {
     /** The operation table's id for this stream on {@link #tableDevice} (-1: not looked up). */
     int tableId = -1;
     int tableDevice;
+    /** A thread's per-thread default stream. */
+    boolean perThread;
+    /** The handle it was first seen with, and its index in the call log (-1: none yet). */
+    long handle;
+    int callLogId = -1;
 
     Stream(int index, boolean legacy, boolean blocking, int device) {
       this.index = index;
@@ -80,7 +85,13 @@ final class HappensBefore {
     }
     if (handle == 2 || (handle == 0 && perThreadDefault)) {
       Stream s = perThread.get(tid);
-      return s != null ? s : perThread.computeIfAbsent(tid, t -> newStream(false, true, device));
+      if (s == null) {
+        s = newStream(false, true, device);
+        s.perThread = true;
+        s.handle = handle;
+        perThread.put(tid, s);
+      }
+      return s;
     }
     if (handle == 0 || handle == 1) {
       Stream s = legacyByDevice.get(device);
@@ -90,6 +101,7 @@ final class HappensBefore {
     Stream s;
     if (i < 0) {
       s = newStream(false, !nonBlockingHandles.getOrDefault(handle, false), device);
+      s.handle = handle;
       byHandle.put(handle, s.index);
     } else {
       s = streams.get(i);

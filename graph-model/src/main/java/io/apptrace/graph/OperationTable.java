@@ -66,6 +66,26 @@ public final class OperationTable {
   private int lastSitePid = -1;
   private LongIntMap lastSites;
 
+  /** Host threads seen (the thread indexes of the call log). */
+  public int threadCount() {
+    return threadPid.size();
+  }
+
+  /** The process of a thread index. */
+  public int threadPid(int thread) {
+    return threadPid.get(thread);
+  }
+
+  /** The thread id of a thread index. */
+  public int threadTid(int thread) {
+    return threadTid.get(thread);
+  }
+
+  /** A name by its id. */
+  public String nameOf(int id) {
+    return names.get(id);
+  }
+
   /** The id of an operation name (names are stored once). */
   int nameId(String opName) {
     return nameIds.computeIfAbsent(opName, n -> {

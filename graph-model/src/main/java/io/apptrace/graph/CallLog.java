@@ -1,0 +1,124 @@
+package io.apptrace.graph;
+
+import io.apptrace.util.ByteList;
+import io.apptrace.util.IntList;
+import io.apptrace.util.LongList;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every API call of a trace, per host thread in issue order, with what a replay needs to know of
+ * it: an operation it issued (a copy, memset or kernel of the graph), a synchronization, an event
+ * recorded or waited for, or just host time. Built with the graph when asked for
+ * ({@link DvdgBuilder#build(java.nio.file.Path, boolean)}).
+ */
+public final class CallLog {
+  /** What a call does. */
+  public enum Type {
+    /** Issues operation {@link #a} of the graph on stream {@link #b}. */
+    OP,
+    /** Blocks until everything issued to stream {@link #a} is done. */
+    SYNC_STREAM,
+    /** Blocks until event {@link #a}'s last record is done. */
+    SYNC_EVENT,
+    /** Blocks until everything the process issued to device {@link #a} is done. */
+    SYNC_DEVICE,
+    /** Records event {@link #b} on stream {@link #a}. */
+    EVENT_RECORD,
+    /** Makes stream {@link #a} wait for event {@link #b}'s last record. */
+    STREAM_WAIT_EVENT,
+    /** Host time only (allocations, queries, anything else). */
+    HOST
+  }
+
+  private static final Type[] TYPES = Type.values();
+
+  /** A stream as the replay sees it. */
+  public record Stream(int pid, int device, boolean legacy, boolean blocking, boolean perThread, long handle) {}
+
+  private final IntList thread = new IntList();
+  private final ByteList type = new ByteList();
+  private final LongList entryNs = new LongList();
+  private final LongList durationNs = new LongList();
+  private final IntList a = new IntList();
+  private final IntList b = new IntList();
+  private final IntList apiName = new IntList();
+  private final List<Stream> streams = new ArrayList<>();
+  private int events;
+
+  void add(int threadIndex, Type t, long entry, long duration, int argA, int argB, int name) {
+    thread.add(threadIndex);
+    type.add((byte) t.ordinal());
+    entryNs.add(entry);
+    durationNs.add(duration);
+    a.add(argA);
+    b.add(argB);
+    apiName.add(name);
+  }
+
+  int addStream(Stream s) {
+    streams.add(s);
+    return streams.size() - 1;
+  }
+
+  int newEvent() {
+    return events++;
+  }
+
+  void trim() {
+    thread.trim();
+    type.trim();
+    entryNs.trim();
+    durationNs.trim();
+    a.trim();
+    b.trim();
+    apiName.trim();
+  }
+
+  /** Calls, all threads together in time order. */
+  public int size() {
+    return thread.size();
+  }
+
+  /** The thread index (as {@link OperationTable#tid} and {@link OperationTable#pid} number them). */
+  public int thread(int call) {
+    return thread.get(call);
+  }
+
+  public Type type(int call) {
+    return TYPES[type.get(call)];
+  }
+
+  public long entryNs(int call) {
+    return entryNs.get(call);
+  }
+
+  public long durationNs(int call) {
+    return durationNs.get(call);
+  }
+
+  /** The first argument (see {@link Type}). */
+  public int a(int call) {
+    return a.get(call);
+  }
+
+  /** The second argument (see {@link Type}). */
+  public int b(int call) {
+    return b.get(call);
+  }
+
+  /** The API function's name id (for {@link OperationTable#nameOf(int)}). */
+  public int apiName(int call) {
+    return apiName.get(call);
+  }
+
+  /** Streams, by the index calls and operations use. */
+  public List<Stream> streams() {
+    return List.copyOf(streams);
+  }
+
+  /** Events recorded or waited for (each handle of each process once). */
+  public int eventCount() {
+    return events;
+  }
+}
