@@ -48,11 +48,12 @@ public final class LinkCost {
   }
 
   /**
-   * Effective bandwidth of a transfer of {@code n} bytes, 000 eq. 2: {@code BW_eff = n * Link_BW /
-   * n_hat}, times the link's efficiency.
+   * Effective bandwidth of a transfer of {@code n} bytes crossing the link from its {@code a} end
+   * ({@code fromA}) or its {@code b} end, 000 eq. 2: {@code BW_eff = n * Link_BW / n_hat}, times
+   * the link's efficiency in that direction.
    */
-  public static double effectiveBandwidth(Node.Link link, double n, Access access) {
+  public static double effectiveBandwidth(Node.Link link, double n, Access access, boolean fromA) {
     double bytes = Math.max(n, 1);
-    return bytes * link.bandwidth() / nHat(link, bytes, access) * link.efficiency();
+    return bytes * link.bandwidth() / nHat(link, bytes, access) * link.efficiency(fromA);
   }
 }

@@ -146,24 +146,27 @@ public final class TransferModel {
     return where.numa();
   }
 
-  /** The effective bandwidth of a route: the least of its links' (000 eq. 2 per link). */
-  static double routeBandwidth(Topology.Route r, double n, LinkCost.Access access) {
+  /**
+   * The effective bandwidth of a route for data moving along it ({@code along}: from its first
+   * vertex to its last) or back: the least of its links' (000 eq. 2 per link).
+   */
+  static double routeBandwidth(Topology.Route r, double n, LinkCost.Access access, boolean along) {
     double bw = Double.POSITIVE_INFINITY;
-    for (Node.Link l : r.links()) {
-      bw = Math.min(bw, LinkCost.effectiveBandwidth(l, n, access));
+    for (int k = 0; k < r.links().size(); k++) {
+      bw = Math.min(bw, LinkCost.effectiveBandwidth(r.links().get(k), n, access, r.fromA(k, along)));
     }
     return bw;
   }
 
   /** The route's slowest link for a transfer of n bytes (the link that bounds it). */
-  static Node.Link bounding(Topology.Route r, double n, LinkCost.Access access) {
+  static Node.Link bounding(Topology.Route r, double n, LinkCost.Access access, boolean along) {
     Node.Link worst = null;
     double least = Double.POSITIVE_INFINITY;
-    for (Node.Link l : r.links()) {
-      double bw = LinkCost.effectiveBandwidth(l, n, access);
+    for (int k = 0; k < r.links().size(); k++) {
+      double bw = LinkCost.effectiveBandwidth(r.links().get(k), n, access, r.fromA(k, along));
       if (bw < least) {
         least = bw;
-        worst = l;
+        worst = r.links().get(k);
       }
     }
     return worst;
@@ -177,8 +180,8 @@ public final class TransferModel {
     LinkCost.Access access = h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE;
     Latency lat = latency(kind);
     double n = bytes;
-    double bwEff = routeBandwidth(route, n, access);
-    Node.Link bound = bounding(route, n, access);
+    double bwEff = routeBandwidth(route, n, access, h2d);
+    Node.Link bound = bounding(route, n, access, h2d);
     List<String> notes = new ArrayList<>();
     double seconds;
     String method;
@@ -231,8 +234,8 @@ public final class TransferModel {
     Topology.Route route = topology.route(src.id(), dst.id()).orElseThrow(() -> new NodeFileException(
         node.name() + ": no route between " + src.id() + " and " + dst.id()));
     Latency lat = latency(TransferKind.PEER);
-    double bw = routeBandwidth(route, bytes, LinkCost.Access.WRITE);
-    Node.Link bound = bounding(route, bytes, LinkCost.Access.WRITE);
+    double bw = routeBandwidth(route, bytes, LinkCost.Access.WRITE, true);
+    Node.Link bound = bounding(route, bytes, LinkCost.Access.WRITE, true);
     // 000 sec. IV-C: peer copies use the direct NVLink or PCIe path's model (eq. 10, device writes)
     double seconds = lat.seconds() + bytes / bw;
     List<String> notes = new ArrayList<>();
@@ -269,11 +272,11 @@ public final class TransferModel {
       lat = new Latency(d.seconds() + h.seconds(), "pinned_d2h + pinned_h2d: " + d.source() + "; " + h.source(),
           d.measured() && h.measured(), d.of());
     }
-    double bwDown = routeBandwidth(down, bytes, LinkCost.Access.WRITE);
-    double bwUp = routeBandwidth(up, bytes, LinkCost.Access.READ);
+    double bwDown = routeBandwidth(down, bytes, LinkCost.Access.WRITE, false);
+    double bwUp = routeBandwidth(up, bytes, LinkCost.Access.READ, true);
     double seconds = lat.seconds() + bytes / Math.min(bwDown, bwUp);
-    Node.Link bound = bwDown <= bwUp ? bounding(down, bytes, LinkCost.Access.WRITE)
-        : bounding(up, bytes, LinkCost.Access.READ);
+    Node.Link bound = bwDown <= bwUp ? bounding(down, bytes, LinkCost.Access.WRITE, false)
+        : bounding(up, bytes, LinkCost.Access.READ, true);
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for staged copies: the time counts no fixed overhead");
@@ -299,18 +302,21 @@ public final class TransferModel {
     Topology.Route route;
     java.util.OptionalDouble latency;
     LinkCost.Access access;
+    boolean along;
     switch (way) {
       case H2D -> {
         int numa = numa(where, src);
         route = topology.hostRoute(numa, src.id()).orElseThrow();
         latency = f.cpuToGpu();
         access = LinkCost.Access.READ;
+        along = true;
       }
       case D2H -> {
         int numa = numa(where, src);
         route = topology.hostRoute(numa, src.id()).orElseThrow();
         latency = f.gpuToCpu();
         access = LinkCost.Access.WRITE;
+        along = false;
       }
       default -> {
         Node.Gpu dst = gpu(where.dstGpu());
@@ -318,6 +324,7 @@ public final class TransferModel {
             + ": no route between " + src.id() + " and " + dst.id()));
         latency = route.remote() ? f.gpuGpuRemote() : f.gpuGpuLocal();
         access = LinkCost.Access.WRITE;
+        along = true;
       }
     }
     if (latency.isEmpty()) {
@@ -326,9 +333,9 @@ public final class TransferModel {
     }
     double granularity = node.measured().migrationGranularity();
     double faults = Math.max(1, Math.ceil(bytes / granularity));
-    double bw = routeBandwidth(route, Math.min(bytes, granularity), access);
+    double bw = routeBandwidth(route, Math.min(bytes, granularity), access, along);
     double seconds = faults * latency.getAsDouble() + bytes / bw;
-    Node.Link bound = bounding(route, Math.min(bytes, granularity), access);
+    Node.Link bound = bounding(route, Math.min(bytes, granularity), access, along);
     Latency lat = new Latency(latency.getAsDouble(), "measured page-fault latency on " + node.name(), true, null);
     Baselines base = Baselines.of(0, bytes, List.of(route.bottleneck().bandwidth()));
     String kind = "fault_" + way.name().toLowerCase(java.util.Locale.ROOT);

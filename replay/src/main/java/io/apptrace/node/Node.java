@@ -65,9 +65,21 @@ public record Node(
    *     included, before {@code efficiency}
    * @param pcie the packet parameters of a PCIe link
    * @param nvlinkGeneration for an NVLink, its generation (0 otherwise)
+   * @param efficiencyAb the fraction of the bandwidth a transfer from {@code a} to {@code b} reaches
+   * @param efficiencyBa the same from {@code b} to {@code a}
    */
-  public record Link(String id, String a, String b, LinkType type, double bandwidth, double efficiency,
-      double duplex, int count, Optional<Pcie> pcie, int nvlinkGeneration) {
+  public record Link(String id, String a, String b, LinkType type, double bandwidth, double efficiencyAb,
+      double efficiencyBa, double duplex, int count, Optional<Pcie> pcie, int nvlinkGeneration) {
+    /** The efficiency of a transfer crossing the link from {@code a} ({@code fromA}) or from {@code b}. */
+    public double efficiency(boolean fromA) {
+      return fromA ? efficiencyAb : efficiencyBa;
+    }
+
+    /** The lower of the two directions' efficiencies (for choosing routes). */
+    public double efficiency() {
+      return Math.min(efficiencyAb, efficiencyBa);
+    }
+
     /** The other end of the link from {@code v}. */
     public String other(String v) {
       return v.equals(a) ? b : a;

@@ -17,16 +17,19 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeMap;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
 
 /**
  * Reads and checks node files (docs/NODE-FORMAT.md). Every error is a {@link NodeFileException}
- * naming the file, line, column and key.
+ * naming the file, line, column and key. What-if overrides ({@code --set PATH=VALUE}, {@link
+ * NodeOverride}) change the composed file before it is checked; an error about a value one gave
+ * names the {@code --set} instead of a line of the file.
  */
 public final class NodeLoader {
   /** Where the bundled node files are, on the class path. */
   static final String BUNDLED = "/io/apptrace/nodes/";
 
-  private static final Set<String> PRECISIONS = Set.of("fp64", "fp32", "fp16", "bf16", "tf32", "int8", "fp8");
+  static final Set<String> PRECISIONS = Set.of("fp64", "fp32", "fp16", "bf16", "tf32", "int8", "fp8");
   private static final Set<String> PEER_RULES = Set.of("none", "all", "nvlink", "pcie-switch");
 
   private NodeLoader() {}
@@ -36,16 +39,39 @@ public final class NodeLoader {
    * {@code ./nodes/x.yaml}): a name with no {@code /} and no {@code .yaml} is a bundled name.
    */
   public static Node resolve(String nameOrPath) throws NodeFileException {
-    boolean path = nameOrPath.contains("/") || nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml");
-    if (!path) {
-      Optional<Node> bundled = bundled(nameOrPath);
-      if (bundled.isPresent()) {
-        return bundled.get();
-      }
-      throw new NodeFileException("no bundled node named '" + nameOrPath + "' (bundled: "
-          + String.join(", ", BundledNodes.names()) + "); give a node file's path to use your own");
+    if (!isPath(nameOrPath)) {
+      return bundled(nameOrPath).orElseThrow(() -> noBundled(nameOrPath));
     }
     return load(Path.of(nameOrPath));
+  }
+
+  private static boolean isPath(String nameOrPath) {
+    return nameOrPath.contains("/") || nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml");
+  }
+
+  private static NodeFileException noBundled(String name) {
+    return new NodeFileException("no bundled node named '" + name + "' (bundled: "
+        + String.join(", ", BundledNodes.names()) + "); give a node file's path to use your own");
+  }
+
+  /**
+   * As {@link #resolve(String)}, with what-if overrides ({@code --set PATH=VALUE}) applied to the
+   * file before it is checked; with none, the same as {@link #resolve(String)}. A node read with
+   * overrides is never cached: the bundled node other callers get stays as its file says.
+   *
+   * @throws NodeOverrideException if a PATH names no field of the node (or a list item it lacks)
+   * @throws NodeFileException if the node, with the overrides' VALUEs, is not a valid node; errors
+   *     about an override's value are located at the {@code --set} instead of the file
+   */
+  public static Node resolve(String nameOrPath, List<NodeOverride> overrides)
+      throws NodeFileException, NodeOverrideException {
+    if (overrides.isEmpty()) {
+      return resolve(nameOrPath);
+    }
+    if (!isPath(nameOrPath)) {
+      return bundled(nameOrPath, overrides).orElseThrow(() -> noBundled(nameOrPath));
+    }
+    return load(Path.of(nameOrPath), overrides);
   }
 
   /** Bundled nodes already read (they never change while apptrace runs). */
@@ -60,19 +86,51 @@ public final class NodeLoader {
     if (cached != null) {
       return Optional.of(cached);
     }
-    String resource = BUNDLED + name + ".yaml";
-    try (InputStream in = NodeLoader.class.getResourceAsStream(resource)) {
+    Optional<String> text = bundledText(name);
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    Node n = parse(name + ".yaml", text.get(), name);
+    if (!n.name().equals(name)) {
+      throw new NodeFileException(name + ".yaml: name: the bundled file says '" + n.name()
+          + "'; a bundled node's name is its file's");
+    }
+    BUNDLED_CACHE.put(name, n);
+    return Optional.of(n);
+  }
+
+  /**
+   * A bundled node with overrides applied (read afresh, never cached); with none, the same as
+   * {@link #bundled(String)}.
+   */
+  public static Optional<Node> bundled(String name, List<NodeOverride> overrides)
+      throws NodeFileException, NodeOverrideException {
+    if (overrides.isEmpty()) {
+      return bundled(name);
+    }
+    if (!name.matches("[a-z0-9][a-z0-9._-]*")) {
+      return Optional.empty();
+    }
+    Optional<String> text = bundledText(name);
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    String file = name + ".yaml";
+    MappingNode root = YamlMap.compose(file, text.get());
+    String named = NodeOverrides.nodeName(file, root); // as the file says, before any --set name=
+    if (!named.equals(name)) {
+      throw new NodeFileException(file + ": name: the bundled file says '" + named
+          + "'; a bundled node's name is its file's");
+    }
+    return Optional.of(withOverrides(file, root, name, overrides));
+  }
+
+  private static Optional<String> bundledText(String name) throws NodeFileException {
+    try (InputStream in = NodeLoader.class.getResourceAsStream(BUNDLED + name + ".yaml")) {
       if (in == null) {
         return Optional.empty();
       }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      Node n = parse(name + ".yaml", text, name);
-      if (!n.name().equals(name)) {
-        throw new NodeFileException(name + ".yaml: name: the bundled file says '" + n.name()
-            + "'; a bundled node's name is its file's");
-      }
-      BUNDLED_CACHE.put(name, n);
-      return Optional.of(n);
+      return Optional.of(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new NodeFileException("cannot read the bundled node " + name + ": " + e.getMessage());
     }
@@ -80,12 +138,20 @@ public final class NodeLoader {
 
   /** A node file. */
   public static Node load(Path file) throws NodeFileException {
-    String text;
+    return parse(file.toString(), read(file), file.toString());
+  }
+
+  /** A node file with overrides applied; with none, the same as {@link #load(Path)}. */
+  public static Node load(Path file, List<NodeOverride> overrides) throws NodeFileException, NodeOverrideException {
+    return parse(file.toString(), read(file), file.toString(), overrides);
+  }
+
+  private static String read(Path file) throws NodeFileException {
     try {
       if (Files.size(file) > 4L * 1024 * 1024) {
         throw new NodeFileException(file + ": larger than 4 MiB; no node file is");
       }
-      text = Files.readString(file, StandardCharsets.UTF_8);
+      return Files.readString(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw new NodeFileException(file + ": no such file");
     } catch (java.nio.charset.MalformedInputException e) {
@@ -93,12 +159,34 @@ public final class NodeLoader {
     } catch (IOException e) {
       throw new NodeFileException(file + ": cannot read it (" + e.getMessage() + ")");
     }
-    return parse(file.toString(), text, file.toString());
+  }
+
+  /**
+   * Parses node file text with overrides applied to it before it is checked; {@code file} names
+   * it in errors. With overrides, the node's {@link Node#source()} is {@code source} followed by
+   * them: {@code ac922 (with --set gpus.gpu0.copy_engines=2)}.
+   */
+  public static Node parse(String file, String text, String source, List<NodeOverride> overrides)
+      throws NodeFileException, NodeOverrideException {
+    if (overrides.isEmpty()) {
+      return parse(file, text, source);
+    }
+    return withOverrides(file, YamlMap.compose(file, text), source, overrides);
+  }
+
+  private static Node withOverrides(String file, MappingNode root, String source, List<NodeOverride> overrides)
+      throws NodeFileException, NodeOverrideException {
+    NodeOverrides.apply(file, root, overrides);
+    return parse(YamlMap.root(file, root), source + " (with " + NodeOverrides.describe(overrides) + ")");
   }
 
   /** Parses node file text; {@code file} names it in errors. */
   public static Node parse(String file, String text, String source) throws NodeFileException {
-    YamlMap root = YamlMap.parse(file, text);
+    return parse(YamlMap.parse(file, text), source);
+  }
+
+  /** Reads and checks a composed node file (its top-level mapping, which it may have changed). */
+  private static Node parse(YamlMap root, String source) throws NodeFileException {
     String name = root.string("name");
     String description = root.string("description");
     List<String> aliases = strings(root.scalars("aliases", false));
@@ -243,7 +331,29 @@ public final class NodeLoader {
     String typeName = l.string("type");
     LinkType type = LinkType.of(typeName).orElseThrow(() -> l.error("type", "unknown link type '" + typeName
         + "' (known: pcie, nvlink, nvlink-c2c, xbus, qpi, upi, infinity-fabric, smp)"));
-    double efficiency = l.number("efficiency", 0.01, 1.0, 1.0);
+    // efficiency: one number, or [a to b, b to a] when the directions differ
+    double efficiency = 1.0;
+    double efficiencyBack = 1.0;
+    List<YamlMap.Scalar> eff = l.scalars("efficiency", false);
+    if (eff.size() > 2) {
+      throw l.error("efficiency", "give one efficiency, or two: [from " + a + " to " + b + ", back]");
+    }
+    for (int k = 0; k < eff.size(); k++) {
+      double v;
+      try {
+        v = Double.parseDouble(eff.get(k).text.strip());
+      } catch (NumberFormatException e) {
+        throw eff.get(k).error("\"" + eff.get(k).text + "\" is not a number");
+      }
+      if (!(v >= 0.01 && v <= 1.0)) {
+        throw eff.get(k).error(eff.get(k).text + " is out of range; it must be from 0.01 to 1.0");
+      }
+      if (k == 0) {
+        efficiency = efficiencyBack = v;
+      } else {
+        efficiencyBack = v;
+      }
+    }
     double duplex = l.number("duplex", 0.01, 1.0, 1.0);
     int count = l.optInteger("count", 1, 64).orElse(1);
     Optional<Node.Pcie> pcie = Optional.empty();
@@ -299,7 +409,7 @@ public final class NodeLoader {
       default -> bandwidth = l.quantity("bandwidth", Units.Kind.BANDWIDTH) * count;
     }
     l.done();
-    return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, duplex, count, pcie, nvGen);
+    return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, efficiencyBack, duplex, count, pcie, nvGen);
   }
 
   private static Node.PeerAccess peerAccess(YamlMap root, Map<String, YamlMap.Scalar> ids, List<Node.Gpu> gpus)

@@ -25,6 +25,11 @@ public final class Topology {
   private final Node node;
   private final Graph<String, Node.Link> graph;
   private final Set<String> gpus = new HashSet<>();
+  /** Each link's place in the node file (routes prefer earlier links among equals). */
+  private final java.util.Map<Node.Link, Integer> order = new java.util.IdentityHashMap<>();
+  /** Routes already found: a node's routes never change. */
+  private final java.util.Map<String, Optional<Route>> routes = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<String, Integer> localNuma = new java.util.concurrent.ConcurrentHashMap<>();
 
   private Topology(Node node) {
     this.node = node;
@@ -41,6 +46,7 @@ public final class Topology {
     }
     for (Node.Link l : node.links()) {
       graph.addEdge(l.a(), l.b(), l);
+      order.put(l, order.size());
     }
   }
 
@@ -95,6 +101,15 @@ public final class Topology {
       return worst;
     }
 
+    /**
+     * Whether data moving along the route ({@code along}: from its first vertex to its last)
+     * crosses link {@code k} from that link's {@code a} end.
+     */
+    public boolean fromA(int k, boolean along) {
+      String from = along ? vertices.get(k) : vertices.get(k + 1);
+      return from.equals(links.get(k).a());
+    }
+
     /** Whether the route crosses a bus between CPU sockets (a remote NUMA node). */
     public boolean remote() {
       return links.stream().anyMatch(l -> l.type().cpuInterconnect());
@@ -112,13 +127,15 @@ public final class Topology {
 
   /** The NUMA node local to a GPU: the one whose route to it crosses no CPU bus (the first such). */
   public int localNuma(String gpu) {
-    for (Node.Cpu c : node.cpus()) {
-      Optional<Route> r = route(c.id(), gpu);
-      if (r.isPresent() && !r.get().remote()) {
-        return c.numaNode();
+    return localNuma.computeIfAbsent(gpu, g -> {
+      for (Node.Cpu c : node.cpus()) {
+        Optional<Route> r = route(c.id(), g);
+        if (r.isPresent() && !r.get().remote()) {
+          return c.numaNode();
+        }
       }
-    }
-    return node.cpus().get(0).numaNode();
+      return node.cpus().get(0).numaNode();
+    });
   }
 
   /** Whether two GPUs can use peer access (the node's {@code peer_access}). */
@@ -152,6 +169,10 @@ public final class Topology {
 
   /** The route between two vertices: GPUs only at the ends (see the class comment). */
   public Optional<Route> route(String from, String to) {
+    return routes.computeIfAbsent(from + "\u0000" + to, k -> search(from, to));
+  }
+
+  private Optional<Route> search(String from, String to) {
     if (!graph.containsVertex(from) || !graph.containsVertex(to) || from.equals(to)) {
       return Optional.empty();
     }
@@ -194,7 +215,7 @@ public final class Topology {
         return; // GPUs do not forward
       }
       List<Node.Link> out = new ArrayList<>(graph.edgesOf(at));
-      Collections.sort(out, (x, y) -> Integer.compare(node.links().indexOf(x), node.links().indexOf(y)));
+      Collections.sort(out, (x, y) -> Integer.compare(order.get(x), order.get(y)));
       for (Node.Link l : out) {
         String next = l.other(at);
         if (seen.add(next)) {

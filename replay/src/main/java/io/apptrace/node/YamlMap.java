@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.common.ScalarStyle;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -52,19 +53,15 @@ final class YamlMap {
 
   /** Parses a whole document, which must be a mapping. */
   static YamlMap parse(String file, String text) throws NodeFileException {
-    LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false)
-        .setMaxAliasesForCollections(MAX_ALIASES).setCodePointLimit(MAX_CODE_POINTS)
-        .setAllowRecursiveKeys(false).build();
-    Optional<Node> root;
-    try {
-      root = new Compose(settings).composeString(text);
-    } catch (MarkedYamlEngineException e) {
-      Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
-      String where = m == null ? file : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
-      throw new NodeFileException(where + ": not valid YAML: " + oneLine(e.getProblem()));
-    } catch (YamlEngineException e) {
-      throw new NodeFileException(file + ": not valid YAML: " + oneLine(e.getMessage()));
-    }
+    return new YamlMap(file, "", compose(file, text));
+  }
+
+  /**
+   * Composes a whole document, which must be a mapping, into its node tree (for {@link
+   * NodeOverrides} to change before {@link #root} reads it).
+   */
+  static MappingNode compose(String file, String text) throws NodeFileException {
+    Optional<Node> root = composeText(file, true, text);
     if (root.isEmpty()) {
       throw new NodeFileException(file + ": the file is empty; a node file starts with 'name:'");
     }
@@ -72,7 +69,51 @@ final class YamlMap {
     if (!(root.get() instanceof MappingNode m)) {
       throw error(file, root.get(), "", "a node file is a mapping of keys (name, cpus, gpus, links, ...)");
     }
-    return new YamlMap(file, "", m);
+    return m;
+  }
+
+  /**
+   * Composes one value given outside the file ({@code --set PATH=VALUE}): its nodes' marks carry
+   * {@code label} instead of the file's name, so that errors about them name the label. An empty
+   * text is a null value.
+   */
+  static Node composeValue(String label, String text) throws NodeFileException {
+    Optional<Node> n = composeText(label, false, text);
+    if (n.isEmpty()) {
+      Optional<Mark> at = Optional.of(mark(label));
+      return new ScalarNode(Tag.NULL, true, "", ScalarStyle.PLAIN, at, at);
+    }
+    return n.get();
+  }
+
+  /** A mark for nodes made outside any text, which errors locate as {@code label}. */
+  static Mark mark(String label) {
+    return new Mark(label, 0, 0, 0, new int[0], 0);
+  }
+
+  /** The top-level mapping of a composed file that overrides changed, read key by key. */
+  static YamlMap root(String file, MappingNode root) throws NodeFileException {
+    checkDepth(file, root, 0);
+    return new YamlMap(file, "", root);
+  }
+
+  /**
+   * Composes {@code text}, whose nodes' marks carry {@code label}; invalid YAML is an error located
+   * at {@code label}, with the line and column if {@code atLine}.
+   */
+  private static Optional<Node> composeText(String label, boolean atLine, String text) throws NodeFileException {
+    LoadSettings settings = LoadSettings.builder().setLabel(label).setAllowDuplicateKeys(false)
+        .setMaxAliasesForCollections(MAX_ALIASES).setCodePointLimit(MAX_CODE_POINTS)
+        .setAllowRecursiveKeys(false).build();
+    try {
+      return new Compose(settings).composeString(text);
+    } catch (MarkedYamlEngineException e) {
+      Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
+      String where = m == null || !atLine ? label : label + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
+      throw new NodeFileException(where + ": not valid YAML: " + oneLine(e.getProblem()));
+    } catch (YamlEngineException e) {
+      throw new NodeFileException(label + ": not valid YAML: " + oneLine(e.getMessage()));
+    }
   }
 
   private static void checkDepth(String file, Node n, int depth) throws NodeFileException {
@@ -376,7 +417,9 @@ final class YamlMap {
   }
 
   private static NodeFileException error(String file, Node at, String where, String message) {
-    String loc = at.getStartMark().map(m -> file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1)).orElse(file);
+    // a value from the file is located by line and column; one given outside it (--set) by its label
+    String loc = at.getStartMark().map(m -> !m.getName().equals(file) ? m.getName()
+        : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1)).orElse(file);
     return new NodeFileException(loc + ": " + (where.isEmpty() ? "" : where + ": ") + message);
   }
 }

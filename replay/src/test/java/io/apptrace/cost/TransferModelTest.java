@@ -53,10 +53,10 @@ class TransferModelTest {
     // 000 eq. 7: ceil(1000 / 256) * 16 + 1000
     assertThat(LinkCost.nHat(nvlink, 1000, LinkCost.Access.WRITE)).isEqualTo(1064);
     // 000 eq. 2: BW_eff = n * Link_BW / n_hat
-    assertThat(LinkCost.effectiveBandwidth(pcie, MIB, LinkCost.Access.READ))
+    assertThat(LinkCost.effectiveBandwidth(pcie, MIB, LinkCost.Access.READ, true))
         .isCloseTo(MIB * GEN3_X16 / 1245708, offset(1.0));
     Node.Link qpi = n.links().get(4);
-    assertThat(LinkCost.effectiveBandwidth(qpi, MIB, LinkCost.Access.READ)).isCloseTo(19.2e9 * 0.6, offset(1.0));
+    assertThat(LinkCost.effectiveBandwidth(qpi, MIB, LinkCost.Access.READ, true)).isCloseTo(19.2e9 * 0.6, offset(1.0));
   }
 
   @Test

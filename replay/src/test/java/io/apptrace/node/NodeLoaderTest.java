@@ -31,6 +31,10 @@ class NodeLoaderTest {
     assertThat(n.links().get(2).pcie().orElseThrow().cpldOverhead()).isEqualTo(20);
     assertThat(n.links().get(3).bandwidth()).isEqualTo(20e9); // NVLink 1.0, one lane (002 Table 2.1)
     assertThat(n.links().get(4).efficiency()).isEqualTo(0.6);
+    Node two = NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("efficiency: 0.6", "efficiency: [0.8, 0.5]"), "t.yaml");
+    assertThat(two.links().get(4).efficiency(true)).isEqualTo(0.8); // cpu0 -> cpu1
+    assertThat(two.links().get(4).efficiency(false)).isEqualTo(0.5);
+    assertThat(two.links().get(4).efficiency()).isEqualTo(0.5);
     assertThat(n.measured().latency()).containsEntry(TransferKind.PINNED_H2D, 10e-6); // exactly as written
     assertThat(n.measured().gapH2d()).hasValue(2.5e-6);
     assertThat(n.measured().gapD2h()).isEmpty();
