@@ -1,0 +1,157 @@
+package io.apptrace.replay;
+
+import io.apptrace.graph.Allocation;
+import io.apptrace.graph.CallLog;
+import io.apptrace.graph.Dvdg;
+import io.apptrace.graph.OpKind;
+import io.apptrace.graph.OperationTable;
+import io.apptrace.graph.ValueTable;
+import io.apptrace.node.TransferKind;
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.Direction;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Turns a trace's graph and call log into a {@link ReplayProgram}. */
+public final class ProgramBuilder {
+  private ProgramBuilder() {}
+
+  /**
+   * The program of a graph built with its calls ({@code DvdgBuilder.build(trace, true)}).
+   *
+   * @throws IllegalArgumentException if the graph has no call log
+   */
+  public static ReplayProgram of(Dvdg g) {
+    CallLog log = g.calls().orElseThrow(() -> new IllegalArgumentException("the graph was built without its calls"));
+    OperationTable ops = g.operations();
+    ValueTable values = g.values();
+    int[] opStream = new int[ops.size()];
+    java.util.Arrays.fill(opStream, -1);
+    List<List<ReplayProgram.Call>> perThread = new ArrayList<>();
+    for (int t = 0; t < ops.threadCount(); t++) {
+      perThread.add(new ArrayList<>());
+    }
+    for (int c = 0; c < log.size(); c++) {
+      CallLog.Type type = log.type(c);
+      if (type == CallLog.Type.OP) {
+        opStream[log.a(c)] = log.b(c);
+      }
+      perThread.get(log.thread(c)).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
+          log.b(c), ops.nameOf(log.apiName(c))));
+    }
+    List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
+    for (int op = 0; op < ops.size(); op++) {
+      out.add(op(g, ops, values, op, opStream[op]));
+    }
+    List<ReplayProgram.Thread> threads = new ArrayList<>();
+    for (int t = 0; t < perThread.size(); t++) {
+      threads.add(new ReplayProgram.Thread(ops.threadPid(t), ops.threadTid(t), perThread.get(t)));
+    }
+    long pinnedBytes = 0;
+    for (Allocation a : g.allocations()) {
+      switch (a.kind()) {
+        case PINNED, REGISTERED, WRITE_COMBINED, MAPPED -> pinnedBytes += a.implicit() ? 0 : a.bytes();
+        default -> { }
+      }
+    }
+    long pinNs = 0;
+    for (List<ReplayProgram.Call> calls : perThread) {
+      for (ReplayProgram.Call c : calls) {
+        if (c.name().equals("cudaHostAlloc") || c.name().equals("cudaMallocHost") || c.name().equals("cudaHostRegister")) {
+          pinNs += c.durationNs();
+        }
+      }
+    }
+    return new ReplayProgram(out, log.streams(), threads, log.eventCount(), new ReplayProgram.Provenance(
+        g.header().getSimulatedDevice(), pinnedBytes, pinNs));
+  }
+
+  private static ReplayProgram.Op op(Dvdg g, OperationTable ops, ValueTable values, int op, int stream) {
+    OpKind k = ops.kind(op);
+    long[] gpu = ops.gpuTimes(op);
+    long ms = gpu != null ? gpu[0] : -1;
+    long me = gpu != null ? gpu[1] : -1;
+    double touched = 0;
+    double mappedRead = 0;
+    double mappedWrite = 0;
+    for (int i = 0; i < ops.inputCount(op); i++) {
+      long b = ops.inputBytes(op, i);
+      touched += b;
+      if (host(g, values, ops.input(op, i))) {
+        mappedRead += b;
+      }
+    }
+    for (int i = 0; i < ops.outputCount(op); i++) {
+      long b = values.bytes(ops.output(op, i));
+      touched += b;
+      if (host(g, values, ops.output(op, i))) {
+        mappedWrite += b;
+      }
+    }
+    if (k == OpKind.KERNEL) {
+      int[] grid = ops.grid(op);
+      long blocks = (long) grid[0] * grid[1] * grid[2];
+      return new ReplayProgram.Op(op, ReplayProgram.Kind.KERNEL, ops.name(op), stream, ops.device(op), -1, null, 0, -1,
+          ms, me, touched, mappedRead, mappedWrite, blocks, false);
+    }
+    if (k == OpKind.MEMSET) {
+      return new ReplayProgram.Op(op, ReplayProgram.Kind.MEMSET, ops.name(op), stream, ops.device(op), -1, null,
+          ops.bytes(op), -1, ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
+    }
+    Direction d = ops.direction(op);
+    TransferKind kind = transferKind(d, ops.srcMemory(op), ops.dstMemory(op));
+    int numa = -1;
+    int peer = -1;
+    int device = ops.device(op);
+    if (d == Direction.H2D && ops.inputCount(op) > 0) {
+      numa = numa(g, values, ops.input(op, 0));
+    } else if (d == Direction.D2H && ops.outputCount(op) > 0) {
+      numa = numa(g, values, ops.output(op, 0));
+    }
+    if (d == Direction.P2P) {
+      if (ops.inputCount(op) > 0) {
+        device = Math.max(0, g.allocation(values.allocation(ops.input(op, 0))).device());
+      }
+      if (ops.outputCount(op) > 0) {
+        peer = g.allocation(values.allocation(ops.output(op, 0))).device();
+      }
+    }
+    return new ReplayProgram.Op(op, ReplayProgram.Kind.COPY, ops.name(op), stream, device, peer, kind, ops.bytes(op),
+        numa, ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
+  }
+
+  private static boolean host(Dvdg g, ValueTable values, int value) {
+    return g.allocation(values.allocation(value)).device() < 0;
+  }
+
+  private static int numa(Dvdg g, ValueTable values, int value) {
+    Allocation a = g.allocation(values.allocation(value));
+    return a.numaNode().orElse(-1);
+  }
+
+  /**
+   * The transfer kind of a copy from its direction and the memory kinds at its ends. Registered
+   * and mapped memory are page-locked, so priced as pinned; managed memory copied explicitly too
+   * (the driver has it resident by then).
+   */
+  static TransferKind transferKind(Direction d, MemoryKind src, MemoryKind dst) {
+    if (d == null) {
+      return null;
+    }
+    return switch (d) {
+      case H2D -> hostKind(src, TransferKind.PINNED_H2D, TransferKind.PAGEABLE_H2D, TransferKind.WRITE_COMBINED_H2D);
+      case D2H -> hostKind(dst, TransferKind.PINNED_D2H, TransferKind.PAGEABLE_D2H, TransferKind.WRITE_COMBINED_D2H);
+      case D2D -> TransferKind.D2D;
+      case P2P -> TransferKind.PEER;
+      case H2H -> null;
+    };
+  }
+
+  private static TransferKind hostKind(MemoryKind m, TransferKind pinned, TransferKind pageable, TransferKind wc) {
+    return switch (m) {
+      case PINNED, REGISTERED, MAPPED, MANAGED -> pinned;
+      case WRITE_COMBINED -> wc;
+      default -> pageable;
+    };
+  }
+}

@@ -1,0 +1,98 @@
+package io.apptrace.replay;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.apptrace.validate.ErrorStats;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code apptrace replay --json}: the stable summary (docs/CLI.md; keys are only ever added).
+ * Schema {@code apptrace.replay/1}.
+ */
+public final class ReplayJson {
+  /** Critical-path segments written at most (the rest are counted). */
+  static final int PATH_SEGMENTS = 500;
+
+  private ReplayJson() {}
+
+  public static ObjectNode of(List<ReplayResult> results, String trace) {
+    ObjectMapper mapper = new ObjectMapper();
+    ObjectNode root = mapper.createObjectNode();
+    root.put("schema", "apptrace.replay/1");
+    root.put("trace", trace);
+    ArrayNode nodes = root.putArray("nodes");
+    double first = results.isEmpty() ? 0 : results.get(0).makespanNs();
+    for (ReplayResult r : results) {
+      ObjectNode n = nodes.addObject();
+      n.put("node", r.node().name());
+      n.put("node_source", r.node().source());
+      n.put("operations", r.ops().size());
+      n.put("makespan_ns", Math.round(r.makespanNs()));
+      long measured = r.program().measuredMakespanNs();
+      if (measured >= 0) {
+        n.put("measured_makespan_ns", measured);
+        n.put("speedup_vs_measured", measured / Math.max(1.0, r.makespanNs()));
+      } else {
+        n.putNull("measured_makespan_ns");
+        n.putNull("speedup_vs_measured");
+      }
+      n.put("speedup_over_first", first / Math.max(1.0, r.makespanNs()));
+      ObjectNode b = n.putObject("breakdown_ns");
+      ObjectNode byKind = mapper.createObjectNode();
+      ReplayReport.orderedBreakdown(r).forEach((k, v) -> {
+        if (k.startsWith("copies ")) {
+          byKind.put(k.substring(7), Math.round(v));
+        } else {
+          b.put(k, Math.round(v));
+        }
+      });
+      b.set("copies_by_kind", byKind);
+      ObjectNode busy = n.putObject("engine_busy_ns");
+      r.engineBusy().forEach((k, v) -> busy.put(k, Math.round(v)));
+      Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
+      if (errors.isEmpty()) {
+        n.putNull("error");
+      } else {
+        ObjectNode e = n.putObject("error");
+        errors.forEach((k, ce) -> {
+          ObjectNode c = e.putObject(k);
+          stats(c, ce.model());
+          if (ce.peakBw().count() > 0) {
+            ObjectNode base = c.putObject("baselines");
+            stats(base.putObject("peak_bw"), ce.peakBw());
+            stats(base.putObject("back_of_envelope"), ce.backOfEnvelope());
+          }
+        });
+      }
+      ArrayNode path = n.putArray("critical_path");
+      int i = 0;
+      for (ReplayResult.Segment s : r.criticalPath()) {
+        if (i++ >= PATH_SEGMENTS) {
+          break;
+        }
+        ObjectNode seg = path.addObject();
+        seg.put("what", s.what());
+        seg.put("label", s.label());
+        seg.put("start_ns", Math.round(s.startNs()));
+        seg.put("end_ns", Math.round(s.endNs()));
+        if (s.op() >= 0) {
+          seg.put("op", s.op());
+        }
+      }
+      n.put("critical_path_segments", r.criticalPath().size());
+      ArrayNode notes = n.putArray("notes");
+      r.notes().forEach(notes::add);
+      ArrayNode advice = n.putArray("advice");
+      ReplayReport.advice(r).forEach(advice::add);
+    }
+    return root;
+  }
+
+  private static void stats(ObjectNode o, ErrorStats s) {
+    o.put("operations", s.count());
+    o.put("wmape_pct", Math.round(s.wmapePct() * 100) / 100.0);
+    o.put("mape_pct", Math.round(s.mapePct() * 100) / 100.0);
+  }
+}

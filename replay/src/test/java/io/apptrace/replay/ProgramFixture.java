@@ -1,0 +1,139 @@
+package io.apptrace.replay;
+
+import io.apptrace.graph.CallLog;
+import io.apptrace.node.TransferKind;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Replay programs for tests: one process (pid 1), streams on device 0 unless told otherwise, host
+ * threads whose calls take no time and follow each other with no host time between them unless
+ * {@link #host} adds some.
+ */
+final class ProgramFixture {
+  private final List<ReplayProgram.Op> ops = new ArrayList<>();
+  private final List<CallLog.Stream> streams = new ArrayList<>();
+  private final List<List<ReplayProgram.Call>> threads = new ArrayList<>();
+  private final List<long[]> clocks = new ArrayList<>();
+  private int events;
+
+  /** A stream: legacy, or blocking (created without cudaStreamNonBlocking), or not. */
+  int stream(boolean legacy, boolean blocking, int device) {
+    streams.add(new CallLog.Stream(1, device, legacy, blocking || legacy, false, legacy ? 0 : 0x100 + streams.size()));
+    return streams.size() - 1;
+  }
+
+  int legacy() {
+    return stream(true, true, 0);
+  }
+
+  int blocking() {
+    return stream(false, true, 0);
+  }
+
+  int nonBlocking() {
+    return stream(false, false, 0);
+  }
+
+  int event() {
+    return events++;
+  }
+
+  private List<ReplayProgram.Call> thread(int t) {
+    while (threads.size() <= t) {
+      threads.add(new ArrayList<>());
+      clocks.add(new long[1]);
+    }
+    return threads.get(t);
+  }
+
+  private ProgramFixture call(int t, CallLog.Type type, long durationNs, int a, int b, String name) {
+    List<ReplayProgram.Call> calls = thread(t);
+    long[] clock = clocks.get(t);
+    calls.add(new ReplayProgram.Call(type, clock[0], durationNs, a, b, name));
+    clock[0] += durationNs;
+    return this;
+  }
+
+  /** Host time before thread t's next call. */
+  ProgramFixture host(int t, long ns) {
+    thread(t);
+    clocks.get(t)[0] += ns;
+    return this;
+  }
+
+  private int op(ReplayProgram.Kind kind, String name, int stream, int device, int peer, TransferKind transfer,
+      long bytes, long measuredNs, double readBytes, double writeBytes, boolean sync) {
+    int id = ops.size();
+    ops.add(new ReplayProgram.Op(id, kind, name, stream, device, peer, transfer, bytes, -1,
+        measuredNs >= 0 ? 0 : -1, measuredNs >= 0 ? measuredNs : -1, bytes, readBytes, writeBytes, 0, sync));
+    return id;
+  }
+
+  /** An asynchronous copy on a stream; returns its operation id. */
+  int copy(int t, int stream, TransferKind kind, long bytes) {
+    int id = op(ReplayProgram.Kind.COPY, "cudaMemcpyAsync", stream, streams.get(stream).device(), -1, kind, bytes, -1,
+        0, 0, false);
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemcpyAsync");
+    return id;
+  }
+
+  /** A synchronous copy (cudaMemcpy) on the legacy stream {@code legacy}. */
+  int syncCopy(int t, int legacy, TransferKind kind, long bytes, long callNs) {
+    int id = op(ReplayProgram.Kind.COPY, "cudaMemcpy", legacy, 0, -1, kind, bytes, -1, 0, 0, true);
+    call(t, CallLog.Type.OP, callNs, id, legacy, "cudaMemcpy");
+    return id;
+  }
+
+  /** A GPU-to-GPU copy from the stream's device to {@code peer}. */
+  int peerCopy(int t, int stream, int peer, long bytes) {
+    int id = op(ReplayProgram.Kind.COPY, "cudaMemcpyPeerAsync", stream, streams.get(stream).device(), peer,
+        TransferKind.PEER, bytes, -1, 0, 0, false);
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemcpyPeerAsync");
+    return id;
+  }
+
+  /** A kernel that took {@code ns} where it was measured. */
+  int kernel(int t, int stream, String name, long ns) {
+    int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    return id;
+  }
+
+  /** A kernel reading and writing host memory directly (mapped memory, zero-copy). */
+  int mappedKernel(int t, int stream, String name, long ns, double readBytes, double writeBytes) {
+    int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, readBytes,
+        writeBytes, false);
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    return id;
+  }
+
+  ProgramFixture record(int t, int stream, int event) {
+    return call(t, CallLog.Type.EVENT_RECORD, 0, stream, event, "cudaEventRecord");
+  }
+
+  ProgramFixture waitEvent(int t, int stream, int event) {
+    return call(t, CallLog.Type.STREAM_WAIT_EVENT, 0, stream, event, "cudaStreamWaitEvent");
+  }
+
+  ProgramFixture syncStream(int t, int stream) {
+    return call(t, CallLog.Type.SYNC_STREAM, 0, stream, -1, "cudaStreamSynchronize");
+  }
+
+  ProgramFixture syncDevice(int t) {
+    return call(t, CallLog.Type.SYNC_DEVICE, 0, 0, -1, "cudaDeviceSynchronize");
+  }
+
+  /** A call that does nothing on the GPU, taking {@code ns} on the host. */
+  ProgramFixture hostCall(int t, long ns) {
+    return call(t, CallLog.Type.HOST, ns, -1, -1, "cudaGetLastError");
+  }
+
+  ReplayProgram build() {
+    List<ReplayProgram.Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads.size(); t++) {
+      ts.add(new ReplayProgram.Thread(1, 100 + t, threads.get(t)));
+    }
+    return new ReplayProgram(ops, streams, ts, events);
+  }
+}
