@@ -28,8 +28,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code apptrace demo}: the main job on built-in defaults. Builds the bundled example CUDA
- * program with nvcc, captures it on the simulated device, prints its statistics, and builds and
- * summarizes its dependence graph (written as GraphML beside the trace).
+ * program with nvcc, captures it on the simulated device, prints its statistics, builds and
+ * summarizes its dependence graph (written as GraphML beside the trace), and replays it on two
+ * bundled nodes.
  */
 @Command(
     name = "demo",
@@ -41,6 +42,8 @@ import picocli.CommandLine.Spec;
             + " dependence graph.")
 final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
+  /** The nodes the demo replays on: NVLink 2.0 and PCIe 3.0 (seeds 002 sec. 2.9). */
+  static final List<String> DEMO_NODES = List.of("ac922", "dgx1");
 
   @Spec CommandSpec spec;
 
@@ -94,10 +97,33 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalStateException("the demo's own trace is unreadable", e);
     }
     out.println();
+    out.println("apptrace demo: replaying it on two bundled nodes, " + String.join(" and ", DEMO_NODES)
+        + " (kernels without measured times are priced at their lower bound)");
+    try {
+      io.apptrace.replay.ReplayProgram prog = io.apptrace.replay.ProgramBuilder.of(DvdgBuilder.build(trace, true));
+      List<io.apptrace.replay.ReplayResult> results = new ArrayList<>();
+      for (String n : DEMO_NODES) {
+        results.add(io.apptrace.replay.Replayer.replay(prog, io.apptrace.node.NodeLoader.resolve(n),
+            io.apptrace.replay.Replayer.Options.defaults()));
+      }
+      Path timeline = dir.resolve(EXAMPLE + "-replay.json");
+      try (java.io.OutputStream o = new java.io.BufferedOutputStream(Files.newOutputStream(timeline))) {
+        io.apptrace.replay.ChromeTrace.write(results, o);
+      }
+      ReplayText text = new ReplayText(out);
+      text.comparison(results);
+      for (String a : io.apptrace.replay.ReplayReport.advice(results.get(0))) {
+        out.println("advice on " + DEMO_NODES.get(0) + ": " + a);
+      }
+      out.println("apptrace demo: the projected timelines are in " + timeline + " (open it at ui.perfetto.dev)");
+    } catch (TraceException | io.apptrace.node.NodeFileException | io.apptrace.replay.ReplayException e) {
+      throw new IllegalStateException("the demo's replay failed", e);
+    }
+    out.println();
     out.println("apptrace demo: the trace is " + trace + "; its graph is " + graphml
         + "; the program is " + program);
-    out.println("apptrace demo: next, try 'apptrace stats --json " + trace + "' or 'apptrace graph "
-        + trace + " --dot " + dir.resolve(EXAMPLE + ".dot") + "'");
+    out.println("apptrace demo: next, try 'apptrace replay " + trace + " --node dgx-h100 --node gh200' or"
+        + " 'apptrace graph " + trace + " --dot " + dir.resolve(EXAMPLE + ".dot") + "'");
     out.flush();
     return ExitCodes.OK;
   }

@@ -21,7 +21,7 @@ public final class Main {
    * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
    */
   private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "stats", "graph",
-      "nodes", "model", "validate", "dump", "demo");
+      "replay", "nodes", "model", "validate", "dump", "demo");
 
   private static Object command(String name) {
     return switch (name) {
@@ -29,6 +29,7 @@ public final class Main {
       case "run" -> new RunCommand();
       case "stats" -> new StatsCommand();
       case "graph" -> new GraphCommand();
+      case "replay" -> new ReplayCommand();
       case "nodes" -> new NodesCommand();
       case "model" -> new ModelCommand();
       case "validate" -> new ValidateCommand();

@@ -22,5 +22,9 @@ class DemoCommandTest {
         .contains("its graph is " + tmp.resolve("pipeline.graphml"))
         .containsPattern("\\d+ values in \\d+ allocations").contains("races: 0");
     assertThat(Files.isRegularFile(tmp.resolve("pipeline.graphml"))).isTrue();
+    // the replay on two nodes, with the canonical pipeline's stream-count advice
+    assertThat(r.out()).contains("replaying it on two bundled nodes, ac922 and dgx1").contains("(speedup over ac922)")
+        .contains("advice on ac922: copy/compute pipeline on gpu0 over 4 streams");
+    assertThat(Files.isRegularFile(tmp.resolve("pipeline-replay.json"))).isTrue();
   }
 }

@@ -1,0 +1,207 @@
+package io.apptrace.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.apptrace.cost.KernelModel;
+import io.apptrace.cost.TransferModel;
+import io.apptrace.graph.Dvdg;
+import io.apptrace.graph.DvdgBuilder;
+import io.apptrace.node.Node;
+import io.apptrace.node.NodeFileException;
+import io.apptrace.node.NodeLoader;
+import io.apptrace.node.NodeOverride;
+import io.apptrace.node.NodeOverrideException;
+import io.apptrace.replay.ChromeTrace;
+import io.apptrace.replay.OpsCsv;
+import io.apptrace.replay.ProgramBuilder;
+import io.apptrace.replay.ReplayException;
+import io.apptrace.replay.ReplayJson;
+import io.apptrace.replay.ReplayProgram;
+import io.apptrace.replay.ReplayResult;
+import io.apptrace.replay.Replayer;
+import io.apptrace.trace.TraceException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code apptrace replay FILE --node NODE [--node NODE2 ...] ...}. */
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    header = "Projects a captured application's timeline onto node models.",
+    description =
+        "Re-times every operation of a trace on a node model and rebuilds the timeline with CUDA's"
+            + " stream, event, synchronization and copy-engine rules: the projected makespan, where it"
+            + " goes (along the critical path), and how it compares with the measured one and with the"
+            + " other nodes given. See docs/REPLAY.md.")
+final class ReplayCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "FILE", description = "A trace (.apptrace).")
+  Path file;
+
+  @Option(names = "--node", required = true, paramLabel = "NODE",
+      description = "A bundled node (see 'apptrace nodes') or a node file; repeat to compare nodes.")
+  List<String> nodes;
+
+  @Option(names = "--timeline", paramLabel = "OUT.json",
+      description = "Write the timelines as Chrome trace / Perfetto JSON (ui.perfetto.dev).")
+  Path timeline;
+
+  @Option(names = "--ops-csv", paramLabel = "OUT", description = "Write one row per operation and node.")
+  Path opsCsv;
+
+  @Option(names = "--json", description = "Print the JSON summary (docs/CLI.md) instead of text.")
+  boolean json;
+
+  @Option(names = "--keep-measured", description = "Keep the trace's measured GPU durations where it has them"
+      + " (the self-check: on the node the trace was taken on, the replay reproduces its timeline).")
+  boolean keepMeasured;
+
+  @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a node-file field for this replay:"
+      + " --set gpus.gpu0.copy_engines=2, --set links.cpu0-gpu0.lanes=8 (docs/NODE-FORMAT.md); applies to every"
+      + " node.")
+  List<String> sets = new ArrayList<>();
+
+  @Option(names = "--scale-kernels", paramLabel = "F", description = "Multiply every kernel's time by F.")
+  double scaleKernels = 1.0;
+
+  @Option(names = "--map", paramLabel = "gpuN=gpuM", description = "Run the trace's device N on the node's GPU M.")
+  List<String> maps = new ArrayList<>();
+
+  @Option(names = "--kernel-policy", paramLabel = "P", description = "How measured kernel times carry over:"
+      + " measured (default), scale-bandwidth or scale-flops (by the ratio of the GPUs' memory bandwidth or peak"
+      + " FLOP/s; needs --source-node).")
+  String kernelPolicy = "measured";
+
+  @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
+  String sourceNode;
+
+  @Option(names = "--setting", paramLabel = "S", description = "measured (default: measured curves win where the"
+      + " node has them) or datasheet.")
+  String setting = "measured";
+
+  @Override
+  public Integer call() throws IOException {
+    if (!Files.isRegularFile(file)) {
+      throw new UserException("cannot read " + file + ": no such file");
+    }
+    if (!(scaleKernels > 0)) {
+      throw new UserException("--scale-kernels " + scaleKernels + ": give a factor above 0", ExitCodes.BAD_USAGE);
+    }
+    List<NodeOverride> overrides = new ArrayList<>();
+    for (String s : sets) {
+      try {
+        overrides.add(NodeOverride.parse(s));
+      } catch (NodeOverrideException e) {
+        throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
+      }
+    }
+    List<Node> targets = new ArrayList<>();
+    for (String n : nodes) {
+      targets.add(node(n, overrides));
+    }
+    Replayer.Options options = options();
+    ReplayProgram program;
+    try {
+      Dvdg g = DvdgBuilder.build(file, true);
+      program = ProgramBuilder.of(g);
+    } catch (TraceException e) {
+      throw new UserException(e.getMessage());
+    }
+    List<ReplayResult> results = new ArrayList<>();
+    for (Node n : targets) {
+      try {
+        results.add(Replayer.replay(program, n, options.withSamples(timeline != null)));
+      } catch (ReplayException | NodeFileException e) {
+        throw new UserException(e.getMessage());
+      }
+    }
+    write(opsCsv, out -> {
+      try (Writer w = new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8)) {
+        OpsCsv.write(results, w);
+      }
+    });
+    write(timeline, out -> ChromeTrace.write(results, out));
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(
+          ReplayJson.of(results, file.toString())));
+    } else {
+      new ReplayText(out).report(results, file.toString());
+      for (Path p : new Path[] {opsCsv, timeline}) {
+        if (p != null) {
+          out.println("wrote " + p);
+        }
+      }
+    }
+    out.flush();
+    return ExitCodes.OK;
+  }
+
+  private static Node node(String n, List<NodeOverride> overrides) {
+    try {
+      return overrides.isEmpty() ? NodeLoader.resolve(n) : NodeLoader.resolve(n, overrides);
+    } catch (NodeFileException e) {
+      throw new UserException(e.getMessage());
+    } catch (NodeOverrideException e) {
+      throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
+    }
+  }
+
+  private Replayer.Options options() {
+    TransferModel.Setting s = switch (setting) {
+      case "measured" -> TransferModel.Setting.MEASURED;
+      case "datasheet" -> TransferModel.Setting.DATASHEET;
+      default -> throw new UserException("--setting '" + setting + "': use measured or datasheet", ExitCodes.BAD_USAGE);
+    };
+    KernelModel.Policy policy = KernelModel.Policy.of(kernelPolicy).filter(p -> p != KernelModel.Policy.ROOFLINE)
+        .orElseThrow(() -> new UserException("--kernel-policy '" + kernelPolicy + "': use measured, scale-bandwidth or"
+            + " scale-flops", ExitCodes.BAD_USAGE));
+    Optional<Node> source = Optional.empty();
+    if (sourceNode != null) {
+      source = Optional.of(node(sourceNode, List.of()));
+    } else if (policy != KernelModel.Policy.MEASURED) {
+      throw new UserException("--kernel-policy " + kernelPolicy + " scales from the node the trace was taken on: give"
+          + " it with --source-node", ExitCodes.BAD_USAGE);
+    }
+    Map<Integer, Integer> map = new LinkedHashMap<>();
+    for (String m : maps) {
+      java.util.regex.Matcher x = java.util.regex.Pattern.compile("gpu(\\d+)=gpu(\\d+)").matcher(m.strip());
+      if (!x.matches()) {
+        throw new UserException("--map '" + m + "': write it like gpu1=gpu0", ExitCodes.BAD_USAGE);
+      }
+      map.put(Integer.parseInt(x.group(1)), Integer.parseInt(x.group(2)));
+    }
+    return new Replayer.Options(keepMeasured, policy, source, scaleKernels, map, s, true);
+  }
+
+  private interface Output {
+    void to(OutputStream out) throws IOException;
+  }
+
+  private static void write(Path path, Output o) throws IOException {
+    if (path == null) {
+      return;
+    }
+    try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(path))) {
+      o.to(out);
+    } catch (IOException e) {
+      throw new UserException("cannot write " + path + " (" + e.getMessage() + "); choose another path");
+    }
+  }
+
+}

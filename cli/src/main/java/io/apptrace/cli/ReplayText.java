@@ -1,0 +1,104 @@
+package io.apptrace.cli;
+
+import io.apptrace.node.Units;
+import io.apptrace.replay.ReplayProgram;
+import io.apptrace.replay.ReplayReport;
+import io.apptrace.replay.ReplayResult;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The text report of {@code apptrace replay} (and the demo's comparison). */
+final class ReplayText {
+  /** Critical-path segments printed in the text report. */
+  private static final int PATH_SHOWN = 12;
+
+  private final PrintWriter out;
+
+  ReplayText(PrintWriter out) {
+    this.out = out;
+  }
+
+  void report(List<ReplayResult> results, String file) {
+    ReplayProgram p = results.get(0).program();
+    long measured = p.measuredMakespanNs();
+    int calls = p.threads().stream().mapToInt(t -> t.calls().size()).sum();
+    out.printf(Locale.ROOT, "%s: %,d operations, %,d API calls from %d host thread%s%s%n", file, p.ops().size(), calls,
+        p.threads().size(), p.threads().size() == 1 ? "" : "s", measured >= 0
+            ? ", measured makespan " + Units.time(measured * 1e-9)
+            : p.provenance().simulated() ? " (captured on the simulated device: no GPU times were measured)"
+            : " (no GPU times measured)");
+    for (ReplayResult r : results) {
+      out.println();
+      out.printf(Locale.ROOT, "on %s: projected makespan %s%s%n", r.node().source().equals(r.node().name())
+          ? r.node().name() : r.node().source(), Units.time(r.makespanNs() * 1e-9), measured >= 0
+          ? String.format(Locale.ROOT, " (%.2fx the measured %s)", measured / Math.max(1.0, r.makespanNs()),
+              Units.time(measured * 1e-9)) : "");
+      Map<String, Double> b = ReplayReport.orderedBreakdown(r);
+      StringBuilder line = new StringBuilder("  along the critical path:");
+      for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+        double v = b.get(k);
+        line.append(String.format(Locale.ROOT, " %s %s (%.0f%%),", k, Units.time(v * 1e-9),
+            100 * v / Math.max(1.0, r.makespanNs())));
+      }
+      line.setLength(line.length() - 1);
+      out.println(line);
+      b.forEach((k, v) -> {
+        if (k.startsWith("copies ") && v > 0) {
+          out.printf(Locale.ROOT, "    %-28s %s%n", k, Units.time(v * 1e-9));
+        }
+      });
+      List<ReplayResult.Segment> path = r.criticalPath();
+      out.printf(Locale.ROOT, "  critical path (%d segment%s%s):%n", path.size(), path.size() == 1 ? "" : "s",
+          path.size() > PATH_SHOWN ? ", the longest " + PATH_SHOWN + " in order" : "");
+      List<ReplayResult.Segment> shown = new ArrayList<>(path);
+      if (shown.size() > PATH_SHOWN) {
+        List<ReplayResult.Segment> longest = new ArrayList<>(shown);
+        longest.sort((x, y) -> Double.compare(y.endNs() - y.startNs(), x.endNs() - x.startNs()));
+        List<ReplayResult.Segment> keep = longest.subList(0, PATH_SHOWN);
+        shown.removeIf(s -> !keep.contains(s));
+      }
+      for (ReplayResult.Segment s : shown) {
+        out.printf(Locale.ROOT, "    %12s - %-12s %-7s %s%n", Units.time(s.startNs() * 1e-9), Units.time(s.endNs() * 1e-9),
+            s.what(), s.label());
+      }
+      Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
+      if (!errors.isEmpty()) {
+        out.println("  operation times against the measured ones (WMAPE / MAPE):");
+        errors.forEach((k, e) -> out.printf(Locale.ROOT, "    %-20s %6d ops  %6.1f%% / %6.1f%%%s%n", k, e.model().count(),
+            e.model().wmapePct(), e.model().mapePct(), e.peakBw().count() > 0 ? String.format(Locale.ROOT,
+                "   (Peak BW %.1f%%, back-of-envelope %.1f%%)", e.peakBw().wmapePct(), e.backOfEnvelope().wmapePct())
+                : ""));
+      }
+      for (String n : r.notes()) {
+        out.println("  note: " + n);
+      }
+      for (String a : ReplayReport.advice(r)) {
+        out.println("  advice: " + a);
+      }
+    }
+    if (results.size() > 1) {
+      out.println();
+      comparison(results);
+    }
+  }
+
+  /** The table of makespans and breakdowns, with each node's speedup over the first. */
+  void comparison(List<ReplayResult> results) {
+    {
+      ReplayResult first = results.get(0);
+      out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %10s%n", "node", "makespan", "kernels", "copies", "host",
+          "idle", "speedup");
+      for (ReplayResult r : results) {
+        Map<String, Double> b = r.breakdown();
+        out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %9.2fx%n", r.node().name(),
+            Units.time(r.makespanNs() * 1e-9), Units.time(b.get("kernels") * 1e-9),
+            Units.time(b.get("copies") * 1e-9), Units.time(b.get("host") * 1e-9), Units.time(b.get("idle") * 1e-9),
+            first.makespanNs() / Math.max(1.0, r.makespanNs()));
+      }
+      out.println("(speedup over " + first.node().name() + ")");
+    }
+  }
+}
