@@ -136,6 +136,8 @@
 #define PB_Copy_dst_memory_type 20
 #define PB_Copy_src_memory_type 21
 #define PB_Copy_device 22
+#define PB_Copy_src_kind 23
+#define PB_Copy_dst_kind 24
 #define PB_Memset_ptr 1
 #define PB_Memset_value 2
 #define PB_Memset_bytes 3
@@ -147,6 +149,7 @@
 #define PB_Memset_height 9
 #define PB_Memset_depth 10
 #define PB_Memset_device 11
+#define PB_Memset_kind 12
 #define PB_ParamDecode_PARAM_DECODE_UNSPECIFIED 0
 #define PB_ParamDecode_RUNTIME_PARAM_INFO 1
 #define PB_ParamDecode_SIGNATURE 2
@@ -196,6 +199,7 @@
 #define PB_SyncScope_DEVICE_SCOPE 1
 #define PB_SyncScope_STREAM_SCOPE 2
 #define PB_SyncScope_EVENT_SCOPE 3
+#define PB_SyncScope_UNKNOWN_STREAM_SCOPE 4
 #define PB_Sync_scope 1
 #define PB_Sync_stream 2
 #define PB_Sync_event 3

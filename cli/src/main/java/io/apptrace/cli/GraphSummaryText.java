@@ -28,6 +28,11 @@ final class GraphSummaryText {
         count(s.operations().getOrDefault(OpKind.MEMSET, 0), "memset", "memsets"),
         count(s.operations().getOrDefault(OpKind.KERNEL, 0), "kernel", "kernels"),
         count(s.edges(), "edge", "edges"));
+    if (io.apptrace.graph.DvdgBuilder.isImported(g.header())) {
+      out.printf("imported from %s: the trace has no addresses, so each copy endpoint is a value of its own and"
+          + " the order of operations comes from streams and synchronization alone%n",
+          g.header().getSourceFormat());
+    }
     g.truncation().ifPresent(t -> out.printf(Locale.ROOT,
         "the trace is cut short at byte %d (%s): the graph holds what came before%n", t.byteOffset(), t.reason()));
     if (!s.bytesMoved().isEmpty()) {

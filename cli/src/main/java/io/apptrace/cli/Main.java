@@ -20,13 +20,14 @@ public final class Main {
    * reflection, which costs tens of milliseconds each: a command line that names one builds only
    * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
    */
-  private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "stats", "graph",
+  private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "import", "stats", "graph",
       "replay", "nodes", "model", "validate", "dump", "demo");
 
   private static Object command(String name) {
     return switch (name) {
       case "help" -> new HelpCommand();
       case "run" -> new RunCommand();
+      case "import" -> new ImportCommand();
       case "stats" -> new StatsCommand();
       case "graph" -> new GraphCommand();
       case "replay" -> new ReplayCommand();

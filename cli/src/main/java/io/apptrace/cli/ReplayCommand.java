@@ -67,9 +67,14 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the JSON summary (docs/CLI.md) instead of text.")
   boolean json;
 
-  @Option(names = "--keep-measured", description = "Keep the trace's measured GPU durations where it has them"
-      + " (the self-check: on the node the trace was taken on, the replay reproduces its timeline).")
+  @Option(names = "--keep-measured", description = "Keep what the trace measured on its GPU: operation durations and"
+      + " each operation's dispatch delay (how long after it could have started it did). On the node the trace was"
+      + " taken on, the replay then reproduces its timeline: the self-check.")
   boolean keepMeasured;
+
+  @Option(names = "--keep-measured-durations", description = "Keep the trace's measured GPU durations only, not"
+      + " its dispatch delays.")
+  boolean keepDurations;
 
   @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a node-file field for this replay:"
       + " --set gpus.gpu0.copy_engines=2, --set links.cpu0-gpu0.lanes=8 (docs/NODE-FORMAT.md); applies to every"
@@ -186,7 +191,11 @@ final class ReplayCommand implements Callable<Integer> {
       }
       map.put(Integer.parseInt(x.group(1)), Integer.parseInt(x.group(2)));
     }
-    return new Replayer.Options(keepMeasured, policy, source, scaleKernels, map, s, true);
+    if (keepMeasured && keepDurations) {
+      throw new UserException("--keep-measured and --keep-measured-durations: give one", ExitCodes.BAD_USAGE);
+    }
+    return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
+        !keepDurations);
   }
 
   private interface Output {

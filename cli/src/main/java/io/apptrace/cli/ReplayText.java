@@ -64,6 +64,11 @@ final class ReplayText {
         out.printf(Locale.ROOT, "    %12s - %-12s %-7s %s%n", Units.time(s.startNs() * 1e-9), Units.time(s.endNs() * 1e-9),
             s.what(), s.label());
       }
+      ReplayReport.timeline(r).ifPresent(te -> out.printf(Locale.ROOT,
+          "  timeline against the measured one: operations start %s from their measured start on average"
+              + " (%.3f%% of the measured makespan; worst %s), makespan %+.2f%%%n",
+          Units.time(te.meanStartErrorNs() * 1e-9), te.meanStartErrorPct(), Units.time(te.maxStartErrorNs() * 1e-9),
+          te.makespanErrorPct()));
       Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
       if (!errors.isEmpty()) {
         out.println("  operation times against the measured ones (WMAPE / MAPE):");

@@ -27,15 +27,22 @@ final class StatsText {
     out.printf(Locale.ROOT, "records dropped: %d, batches lost: %d, truncated: %s%n",
         s.droppedRecords(), s.lostBatches(), s.truncation()
             .map(t -> "yes, at byte " + t.byteOffset() + " (" + t.reason() + ")").orElse("no"));
+    if (io.apptrace.graph.DvdgBuilder.isImported(s.header())) {
+      out.printf("imported from %s by %s: API calls with their CPU times and GPU work with its measured GPU"
+          + " times; no addresses (the graph has one value per copy endpoint, ordered by streams and"
+          + " synchronization)%n", String.join(" ", s.header().getCommandList()), s.header().getProducer());
+    }
     out.println();
     out.println("Totals");
     counts(s.totals(), "  ");
     for (ProcessStats p : s.processes()) {
       out.println();
       out.printf(Locale.ROOT, "Process %d (parent %d): %s%n", p.pid(), p.ppid(), String.join(" ", p.argv()));
-      out.printf(Locale.ROOT, "  ended: %s%s%n",
-          p.exitCode().map(c -> "exit code " + c).orElse(p.signal() != 0 ? "signal " + p.signal() : "unknown"),
-          p.clean() ? "" : " (without a clean end: the last events may be missing)");
+      if (!io.apptrace.graph.DvdgBuilder.isImported(s.header())) { // imports do not say how a process ended
+        out.printf(Locale.ROOT, "  ended: %s%s%n",
+            p.exitCode().map(c -> "exit code " + c).orElse(p.signal() != 0 ? "signal " + p.signal() : "unknown"),
+            p.clean() ? "" : " (without a clean end: the last events may be missing)");
+      }
       counts(p.counts(), "  ");
       for (ThreadStats t : p.threads()) {
         out.printf(Locale.ROOT, "  thread %d %s: %,d events, %,d API calls, %s%n", t.tid(),
@@ -81,8 +88,11 @@ final class StatsText {
     }
   }
 
+  /** Names wider than this (long C++ kernel names) overflow their column rather than widen it. */
+  private static final int NAME_COLUMN = 60;
+
   private void table(Map<String, Long> m, String in) {
-    int width = m.keySet().stream().mapToInt(String::length).max().orElse(0);
+    int width = Math.min(NAME_COLUMN, m.keySet().stream().mapToInt(String::length).max().orElse(0));
     m.forEach((k, v) -> out.printf(Locale.ROOT, "%s%-" + Math.max(width, 1) + "s %,10d%n", in, k, v));
   }
 }

@@ -28,7 +28,13 @@ public final class CallLog {
     /** Makes stream {@link #a} wait for event {@link #b}'s last record. */
     STREAM_WAIT_EVENT,
     /** Host time only (allocations, queries, anything else). */
-    HOST
+    HOST,
+    /**
+     * Blocks until some streams of device {@link #a} are done: a synchronization whose stream an
+     * imported trace does not name; the replay waits for the streams whose work had ended, as
+     * measured, when the call returned.
+     */
+    SYNC_SOME_STREAMS
   }
 
   private static final Type[] TYPES = Type.values();

@@ -69,7 +69,17 @@ public final class DvdgBuilder {
 
   public DvdgBuilder(TraceHeader header) {
     this.header = header;
+    this.imported = isImported(header);
     java.util.Arrays.fill(apiNames, -1);
+  }
+
+  /** The trace came from another profiler (apptrace import): its copies carry no addresses. */
+  private final boolean imported;
+
+  /** Whether a trace was imported from another profiler's format (it then has no addresses). */
+  public static boolean isImported(TraceHeader h) {
+    String f = h.getSourceFormat();
+    return !f.isEmpty() && !f.equals("capture");
   }
 
   private CallLog calls;
@@ -214,18 +224,20 @@ public final class DvdgBuilder {
         case EVENT_SCOPE -> calls.add(thread, CallLog.Type.SYNC_EVENT, entry, dur, eventId(p, e.getSync().getEvent()),
             -1, name);
         case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
+        case UNKNOWN_STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_SOME_STREAMS, entry, dur, device(p, r.tid()),
+            -1, name);
         default -> calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
       }
       return;
     }
     if (ok && e.hasEvent()) {
       String fn = ApiNames.of(e);
-      if (fn.startsWith("cudaEventRecord")) {
+      if (isEventRecord(fn)) {
         calls.add(thread, CallLog.Type.EVENT_RECORD, entry, dur, callStream(r.pid(), streamOf(p, r,
             e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
         return;
       }
-      if (fn.startsWith("cudaStreamWaitEvent")) {
+      if (isStreamWait(fn)) {
         calls.add(thread, CallLog.Type.STREAM_WAIT_EVENT, entry, dur, callStream(r.pid(), streamOf(p, r,
             e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
         return;
@@ -236,6 +248,15 @@ public final class DvdgBuilder {
       return;
     }
     calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+  }
+
+  /** cudaEventRecord and its variants, or the driver's cuEventRecord (imported traces). */
+  private static boolean isEventRecord(String fn) {
+    return fn.startsWith("cudaEventRecord") || fn.startsWith("cuEventRecord");
+  }
+
+  private static boolean isStreamWait(String fn) {
+    return fn.startsWith("cudaStreamWaitEvent") || fn.startsWith("cuStreamWaitEvent");
   }
 
   private int callStream(int pid, HappensBefore.Stream s) {
@@ -419,9 +440,9 @@ public final class DvdgBuilder {
       return;
     }
     String fn = ApiNames.of(e);
-    if (fn.startsWith("cudaEventRecord")) {
+    if (isEventRecord(fn)) {
       p.order.record(e.getEvent().getEvent(), streamOf(p, r, e.getEvent().getStream()));
-    } else if (fn.startsWith("cudaStreamWaitEvent")) {
+    } else if (isStreamWait(fn)) {
       p.order.waitEvent(streamOf(p, r, e.getEvent().getStream()), e.getEvent().getEvent());
     }
   }
@@ -517,6 +538,26 @@ public final class DvdgBuilder {
     ops.output(v, c);
   }
 
+  private static int deviceOf(int given, int current) {
+    return given >= 0 ? given : current;
+  }
+
+  /**
+   * The source of a copy in an imported trace, which has no addresses: a value of its own (what
+   * the program had there is unknown), read whole.
+   */
+  private void endpointRead(int pid, int op, MemoryKind kind, int device, long bytes) {
+    Allocation a = newAllocation(pid, kind, device, 0, bytes, true, "");
+    a.initialValue = values.add(a.id(), true, 0, a.bytes(), -1);
+    ops.input(a.initialValue, Confidence.EXACT, bytes);
+  }
+
+  /** The destination of a copy or memset in an imported trace: a new value of its own. */
+  private void endpointWrite(int pid, int op, MemoryKind kind, int device, long bytes) {
+    Allocation a = newAllocation(pid, kind, device, 0, bytes, true, "");
+    write(op, a, 0, bytes, Confidence.EXACT);
+  }
+
   /** Bytes a copy or memset spans in memory: rows at their pitch for 2D and 3D. */
   private static long span(long bytes, int dims, long pitch, long width, long height, long depth) {
     if (dims == 2 && pitch > 0) {
@@ -547,11 +588,15 @@ public final class DvdgBuilder {
       Allocation src = at(r.pid(), p, c.getSrc(), srcSpan, srcOnDevice,
           c.getSrcDevice() >= 0 ? c.getSrcDevice() : dev, "copy from");
       read(p, op, s, src, c.getSrc() - src.start(), srcSpan, Confidence.EXACT);
+    } else if (imported) {
+      endpointRead(r.pid(), op, k.src(), srcOnDevice ? deviceOf(c.getSrcDevice(), dev) : -1, c.getBytes());
     }
     if (c.getDst() != 0) {
       Allocation dst = at(r.pid(), p, c.getDst(), dstSpan, dstOnDevice,
           c.getDstDevice() >= 0 ? c.getDstDevice() : dev, "copy to");
       write(op, dst, c.getDst() - dst.start(), dstSpan, Confidence.EXACT);
+    } else if (imported) {
+      endpointWrite(r.pid(), op, k.dst(), dstOnDevice ? deviceOf(c.getDstDevice(), dev) : -1, c.getBytes());
     }
     inputs.clear();
     inputBytes.clear();
@@ -569,6 +614,9 @@ public final class DvdgBuilder {
     if (m.getPtr() != 0) {
       Allocation a = at(r.pid(), p, m.getPtr(), span, true, dev, "memset of");
       write(op, a, m.getPtr() - a.start(), span, Confidence.EXACT);
+    } else if (imported) {
+      MemoryKind kind = m.getKind() == MemoryKind.MEMORY_KIND_UNSPECIFIED ? MemoryKind.DEVICE : m.getKind();
+      endpointWrite(r.pid(), op, kind, Copies.onDevice(kind) ? dev : -1, m.getBytes());
     }
     if (!m.getAsync()) {
       ops.markSynchronous(op);

@@ -24,13 +24,21 @@ public final class Copies {
 
   /**
    * Classifies a copy event. {@code srcFound} and {@code dstFound} are the kinds of the
-   * allocations the two addresses fall in (MEMORY_KIND_UNSPECIFIED when none): they decide the
+   * allocations the two addresses fall in (MEMORY_KIND_UNSPECIFIED when none; then the kinds a
+   * profiler reported, in imported traces, stand in for them): they decide the
    * direction when the trace could not resolve cudaMemcpyDefault, and the host kinds (pageable
    * when no allocation covers a host address). A device-to-device copy between two devices, or
    * by cudaMemcpyPeer, is peer-to-peer.
    */
   public static Classified classify(Event e, MemoryKind srcFound, MemoryKind dstFound) {
     Copy c = e.getCopy();
+    // an imported copy has no addresses, but the profiler said what memory each end was
+    if (srcFound == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
+      srcFound = known(c.getSrcKind());
+    }
+    if (dstFound == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
+      dstFound = known(c.getDstKind());
+    }
     CopyKind k = c.getKindResolved();
     if (k == CopyKind.COPY_KIND_UNSPECIFIED || k == CopyKind.DEFAULT || k == CopyKind.UNRECOGNIZED) {
       k = onDevice(srcFound)
@@ -58,6 +66,10 @@ public final class Copies {
       dst = d == Direction.D2H || d == Direction.H2H ? MemoryKind.PAGEABLE : MemoryKind.DEVICE;
     }
     return new Classified(d, src, dst);
+  }
+
+  private static MemoryKind known(MemoryKind k) {
+    return k == MemoryKind.UNRECOGNIZED ? MemoryKind.MEMORY_KIND_UNSPECIFIED : k;
   }
 
   /** Whether memory of this kind is on a device (or reachable as device memory). */

@@ -14,6 +14,7 @@ final class CriticalPath {
   private final ReplayProgram p;
   private final double[] start;
   private final double[] end;
+  private final double[] dispatchDelay;
   private final int[] causeType;
   private final int[] causeId;
   private final int[] issuedBy;
@@ -23,11 +24,12 @@ final class CriticalPath {
   private final int[] callEndCause;
   private final int[] threadOfCall;
 
-  CriticalPath(ReplayProgram p, double[] start, double[] end, int[] causeType, int[] causeId, int[] issuedBy,
+  CriticalPath(ReplayProgram p, double[] start, double[] end, double[] dispatchDelay, int[] causeType, int[] causeId, int[] issuedBy,
       int[] callBase, double[] callStart, double[] callEnd, int[] callEndCause) {
     this.p = p;
     this.start = start;
     this.end = end;
+    this.dispatchDelay = dispatchDelay;
     this.causeType = causeType;
     this.causeId = causeId;
     this.issuedBy = issuedBy;
@@ -81,6 +83,13 @@ final class CriticalPath {
               ? "memsets" : op.transfer() == null ? "host" : "copies " + op.transfer().key();
           out.add(new ReplayResult.Segment(what, op.name(), start[id], end[id], id, klass));
           t = start[id];
+          double delay = Double.isNaN(dispatchDelay[id]) ? 0 : dispatchDelay[id];
+          if (delay > 0 && causeType[id] != Replayer.CAUSE_ENGINE) { // --keep-measured's dispatch delay
+            out.add(new ReplayResult.Segment("host", op.kind() == ReplayProgram.Kind.COPY
+                ? "before the copy's DMA, as measured (staging, driver)" : "launch latency, as measured",
+                start[id] - delay, start[id], id, "host"));
+            t = start[id] - delay;
+          }
           if (causeType[id] == Replayer.CAUSE_ISSUE || causeId[id] < 0) {
             kind = issuedBy[id] >= 0 ? CALL_START : -1;
             id = issuedBy[id];

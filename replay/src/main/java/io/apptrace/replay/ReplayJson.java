@@ -51,6 +51,14 @@ public final class ReplayJson {
       b.set("copies_by_kind", byKind);
       ObjectNode busy = n.putObject("engine_busy_ns");
       r.engineBusy().forEach((k, v) -> busy.put(k, Math.round(v)));
+      ReplayReport.timeline(r).ifPresentOrElse(te -> {
+        ObjectNode tl = n.putObject("timeline_error");
+        tl.put("operations", te.ops());
+        tl.put("mean_start_error_ns", Math.round(te.meanStartErrorNs()));
+        tl.put("max_start_error_ns", Math.round(te.maxStartErrorNs()));
+        tl.put("mean_start_error_pct_of_makespan", te.meanStartErrorPct());
+        tl.put("makespan_error_pct", te.makespanErrorPct());
+      }, () -> n.putNull("timeline_error"));
       Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
       if (errors.isEmpty()) {
         n.putNull("error");

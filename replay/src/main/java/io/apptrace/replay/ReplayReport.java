@@ -31,6 +31,52 @@ public final class ReplayReport {
   private ReplayReport() {}
 
   /**
+   * The replayed timeline against the measured one: how far each operation's replayed start is
+   * from its measured start (both from the trace's first call), and the makespans.
+   *
+   * @param ops operations with measured GPU times that the replay ran
+   */
+  public record TimelineError(int ops, double meanStartErrorNs, double maxStartErrorNs, long measuredMakespanNs,
+      double projectedMakespanNs) {
+    /** The mean start error as a share of the measured makespan (the self-check's figure), %. */
+    public double meanStartErrorPct() {
+      return 100.0 * meanStartErrorNs / Math.max(1, measuredMakespanNs);
+    }
+
+    /** (projected - measured) / measured, %. */
+    public double makespanErrorPct() {
+      return 100.0 * (projectedMakespanNs - measuredMakespanNs) / Math.max(1, measuredMakespanNs);
+    }
+  }
+
+  /** The timeline error, when the trace has measured GPU times (imports, CUPTI captures). */
+  public static java.util.Optional<TimelineError> timeline(ReplayResult r) {
+    ReplayProgram p = r.program();
+    long measured = p.measuredMakespanNs();
+    if (measured < 0) {
+      return java.util.Optional.empty();
+    }
+    long first = p.firstEntryNs();
+    int n = 0;
+    double sum = 0;
+    double max = 0;
+    for (ReplayResult.OpTimes t : r.ops()) {
+      ReplayProgram.Op op = p.ops().get(t.op());
+      if (!op.measured() || Double.isNaN(t.startNs())) {
+        continue;
+      }
+      double err = Math.abs(t.startNs() - (op.measuredStartNs() - first));
+      sum += err;
+      max = Math.max(max, err);
+      n++;
+    }
+    if (n == 0) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(new TimelineError(n, sum / n, max, measured, r.makespanNs()));
+  }
+
+  /**
    * Per class ({@code kernels}, {@code memsets}, each transfer kind) and {@code overall}: the
    * projected durations of the operations the replay priced against their measured ones; empty
    * when the trace measured nothing on a GPU.

@@ -75,7 +75,7 @@ public final class ReplayResult {
       int[] engineOf, String[] engineNames, int[] causeType, int[] causeId, int[] issuedBy, int[] callBase,
       double[] callStart,
       double[] callEnd, int[] callEndCause, Links links, boolean[] lowerBound, boolean[] modelled, List<String> notes,
-      int[] gpuOf, double[] peakBwNs, double[] boeNs) {
+      int[] gpuOf, double[] peakBwNs, double[] boeNs, double[] dispatchDelay) {
     // a view, not an object per operation: replays of millions of operations
     List<OpTimes> ops = new java.util.AbstractList<>() {
       @Override
@@ -132,7 +132,8 @@ public final class ReplayResult {
         break;
       }
     }
-    CriticalPath cp = new CriticalPath(p, start, end, causeType, causeId, issuedBy, callBase, callStart, callEnd,
+    CriticalPath cp = new CriticalPath(p, start, end, dispatchDelay, causeType, causeId, issuedBy, callBase, callStart,
+        callEnd,
         callEndCause);
     List<Segment> path = cp.walk(makespan);
     Map<String, Double> breakdown = new LinkedHashMap<>();

@@ -33,36 +33,49 @@ import java.util.OptionalDouble;
  * of their route, shared with the transfers in flight ({@link Links}).
  */
 public final class Replayer {
-  /** How the program is priced. */
+  /**
+   * How the program is priced.
+   *
+   * @param keepMeasured operations with measured GPU times keep them
+   * @param keepDelays with {@code keepMeasured}: each operation also starts as long after it could
+   *     have as it did in the trace (its measured dispatch delay: launch latency, a pageable copy's
+   *     staging, dependencies the trace does not record)
+   */
   public record Options(boolean keepMeasured, KernelModel.Policy kernelPolicy, Optional<Node> sourceNode,
-      double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples) {
+      double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples,
+      boolean keepDelays) {
     public Options {
       deviceMap = Map.copyOf(deviceMap);
     }
 
     public static Options defaults() {
       return new Options(false, KernelModel.Policy.MEASURED, Optional.empty(), 1.0, Map.of(),
-          TransferModel.Setting.MEASURED, true);
+          TransferModel.Setting.MEASURED, true, true);
     }
 
     public Options withKeepMeasured(boolean k) {
-      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples);
+      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays);
+    }
+
+    /** Keeps measured durations but not measured dispatch delays (--keep-measured=durations). */
+    public Options withKeepDelays(boolean d) {
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d);
     }
 
     public Options withScaleKernels(double f) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays);
     }
 
     public Options withDeviceMap(Map<Integer, Integer> m) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays);
     }
 
     public Options withKernelPolicy(KernelModel.Policy p, Optional<Node> source) {
-      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples);
+      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays);
     }
 
     public Options withSamples(boolean s) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays);
     }
   }
 
@@ -91,6 +104,7 @@ public final class Replayer {
 
   private static final int EV_OP_PHASE = 0; // a kernel, memset or copy's fixed part ends
   private static final int EV_HOST = 1; // a host thread may run its next call
+  private static final int EV_READY = 3; // an operation's measured dispatch delay is over (--keep-measured)
 
   private static final byte PENDING = 0;
   private static final byte WAITING = 1; // issued, dependencies not done
@@ -137,6 +151,15 @@ public final class Replayer {
     final double[] peakBwNs; // a copy's baselines (MODEL.md sec. 5), alone on the node
     final double[] boeNs;
     final boolean[] lowerBound;
+    // --keep-measured: the measured time each op became ready (its call's entry, the measured end
+    // of what it waited for), and the delay between that and its measured start
+    final long[] measuredReady;
+    final double[] dispatchDelay;
+    final int[] delayedCause;
+    final int[] delayedCauseId;
+    long issuingEntry;
+    /** The trace has measured GPU times (an import, a CUPTI capture). */
+    final boolean measuredTrace;
     // dependents: singly linked lists in primitive arrays
     int[] depHead;
     int[] depNext = new int[1024];
@@ -152,6 +175,7 @@ public final class Replayer {
     final int[] callEndCause; // op whose completion ended a blocking call, else -1
     final int[] waitLeft; // per thread: targets not done yet
     final double[] waitEarliest; // per thread: the blocking call may not end before this
+    final double[] wakeNs; // per thread: the blocking call's measured wake-up latency
     final int[] waitLastOp;
     final int[][] waitTargets;
     int[] waiterHead; // per op: threads waiting for it (linked list)
@@ -215,6 +239,13 @@ public final class Replayer {
       Arrays.fill(peakBwNs, Double.NaN);
       Arrays.fill(boeNs, Double.NaN);
       lowerBound = new boolean[nOps];
+      measuredTrace = p.measuredMakespanNs() >= 0;
+      measuredReady = new long[nOps];
+      Arrays.fill(measuredReady, Long.MIN_VALUE);
+      dispatchDelay = new double[nOps];
+      Arrays.fill(dispatchDelay, Double.NaN);
+      delayedCause = new int[nOps];
+      delayedCauseId = new int[nOps];
       depHead = new int[nOps];
       Arrays.fill(depHead, -1);
       Arrays.fill(engineOf, -1);
@@ -238,6 +269,7 @@ public final class Replayer {
       Arrays.fill(callEndCause, -1);
       waitLeft = new int[nThreads];
       waitEarliest = new double[nThreads];
+      wakeNs = new double[nThreads];
       waitLastOp = new int[nThreads];
       waitTargets = new int[nThreads][];
       lastOp = new int[p.streams().size()];
@@ -432,6 +464,9 @@ public final class Replayer {
     // ---- dependencies ----
 
     void addDep(int op, int on) {
+      if (on >= 0 && ops[on].measured() && measuredReady[op] != Long.MIN_VALUE) {
+        measuredReady[op] = Math.max(measuredReady[op], ops[on].measuredEndNs());
+      }
       if (on < 0 || state[on] == DONE) {
         return;
       }
@@ -474,6 +509,9 @@ public final class Replayer {
         return;
       }
       state[i] = WAITING;
+      if (o.keepMeasured() && o.keepDelays() && op.measured()) {
+        measuredReady[i] = issuingEntry;
+      }
       if (s >= 0) {
         int prev = lastOp[s];
         addDep(i, prev);
@@ -514,6 +552,17 @@ public final class Replayer {
     }
 
     void makeReady(int i, int cause, int id) {
+      if (measuredReady[i] != Long.MIN_VALUE && Double.isNaN(dispatchDelay[i])) {
+        // --keep-measured: the op starts as long after it could as it did in the trace (a
+        // kernel's launch latency; a pageable copy's staging before its DMA), docs/REPLAY.md
+        dispatchDelay[i] = Math.max(0, ops[i].measuredStartNs() - measuredReady[i]);
+        if (dispatchDelay[i] > 0) {
+          delayedCause[i] = cause;
+          delayedCauseId[i] = id;
+          heap.push(now + dispatchDelay[i], 0, EV_READY, i);
+          return;
+        }
+      }
       state[i] = READY;
       ready[i] = now;
       causeType[i] = cause;
@@ -570,7 +619,9 @@ public final class Replayer {
       while (!q.isEmpty()) {
         int i = q.peek();
         // one kernel at a time; with concurrent kernels, kernels too small to fill the GPU share it
-        boolean small = gpu.concurrentKernels() && !fillsGpu(i, gpu);
+        // kept at its measured time, a kernel ran as it did, sharing the GPU with whatever it
+        // overlapped in the trace: it does not hold the compute engine alone
+        boolean small = gpu.concurrentKernels() && (!fillsGpu(i, gpu) || (o.keepMeasured() && ops[i].measured()));
         boolean free = computeSlots[g] == 0 || (small && engineBusy[engine] == -2);
         if (!free) {
           return;
@@ -703,6 +754,7 @@ public final class Replayer {
       ReplayProgram.Call c = calls.get(cursor[t]);
       int id = callBase[t] + cursor[t];
       callStart[id] = now;
+      issuingEntry = c.entryNs();
       double dur = c.durationNs();
       targets.clear();
       boolean blocking = false;
@@ -747,6 +799,22 @@ public final class Replayer {
             }
           }
         }
+        case SYNC_SOME_STREAMS -> {
+          // the trace does not say which stream: the ones whose last work had ended, as
+          // measured, by the time the call returned
+          blocking = true;
+          int pid = p.threads().get(t).pid();
+          int gpu = o.deviceMap().getOrDefault(c.a(), c.a());
+          long exit = c.entryNs() + c.durationNs();
+          for (int s = 0; s < lastOp.length; s++) {
+            CallLog.Stream st = p.streams().get(s);
+            int last = lastOp[s];
+            if (st.pid() == pid && last >= 0 && gpuOf[last] == gpu && ops[last].measured()
+                && ops[last].measuredEndNs() <= exit) {
+              targets.add(last);
+            }
+          }
+        }
         case EVENT_RECORD -> {
           if (c.b() >= 0 && c.b() < eventTarget.length) {
             eventTarget[c.b()] = c.a() >= 0 && c.a() < lastOp.length ? lastOp[c.a()] : -1;
@@ -768,11 +836,21 @@ public final class Replayer {
         heap.push(callEnd[id], 1, EV_HOST, t);
         return;
       }
-      earliest = now + Math.min(dur, BLOCKING_OVERHEAD_NS);
+      if (o.keepMeasured() && returnedEarly(c, targets)) {
+        // measured: the call returned before the work it waits for ended (a synchronous copy
+        // from pageable memory returns once its source is staged): it keeps its measured duration
+        callEnd[id] = now + dur;
+        heap.push(callEnd[id], 1, EV_HOST, t);
+        return;
+      }
+      // its own overhead: all of its measured time when, as measured, what it waits for had
+      // ended before it was called (it did not wait); else at most BLOCKING_OVERHEAD_NS
+      earliest = now + (waitedForNothing(c, targets) ? dur : Math.min(dur, BLOCKING_OVERHEAD_NS));
       waitEarliest[t] = earliest;
       waitLeft[t] = 0;
       waitLastOp[t] = -1;
       waitTargets[t] = targets.stream().mapToInt(Integer::intValue).filter(x -> x >= 0).toArray();
+      wakeNs[t] = wakeLatency(c, waitTargets[t]);
       for (int target : waitTargets[t]) {
         if (Double.isNaN(release[target])) {
           waitLeft[t]++;
@@ -782,6 +860,52 @@ public final class Replayer {
       if (waitLeft[t] == 0) {
         endBlockingCall(t);
       }
+    }
+
+    /** Whether, as measured, everything a blocking call waits for had ended before the call began. */
+    boolean waitedForNothing(ReplayProgram.Call c, List<Integer> waited) {
+      for (int target : waited) {
+        if (target >= 0 && (!ops[target].measured() || ops[target].measuredEndNs() > c.entryNs())) {
+          return false;
+        }
+      }
+      return measuredTrace;
+    }
+
+    /** Whether a blocking call returned, as measured, before the work it waits for ended. */
+    boolean returnedEarly(ReplayProgram.Call c, List<Integer> waited) {
+      long done = Long.MIN_VALUE;
+      for (int target : waited) {
+        if (target < 0) {
+          continue;
+        }
+        if (!ops[target].measured()) {
+          return false;
+        }
+        done = Math.max(done, ops[target].measuredEndNs());
+      }
+      return done != Long.MIN_VALUE && done > c.entryNs() + c.durationNs();
+    }
+
+    /**
+     * How long after the work it waited for ended the blocking call returned, as measured: the
+     * call's measured exit minus the measured end of that work, when the trace has GPU times for
+     * all of it and the call was still waiting when it ended; else 0 (docs/REPLAY.md).
+     */
+    double wakeLatency(ReplayProgram.Call c, int[] waited) {
+      long done = Long.MIN_VALUE;
+      for (int target : waited) {
+        ReplayProgram.Op op = ops[target];
+        if (!op.measured() || gpuOf[target] < 0) {
+          return 0;
+        }
+        done = Math.max(done, op.measuredEndNs());
+      }
+      long exit = c.entryNs() + c.durationNs();
+      if (done == Long.MIN_VALUE || done < c.entryNs() || done > exit) {
+        return 0;
+      }
+      return exit - done;
     }
 
     /**
@@ -800,6 +924,7 @@ public final class Replayer {
           binding = target;
         }
       }
+      when += wakeNs[t];
       callEnd[id] = Math.max(waitEarliest[t], when);
       callEndCause[id] = when > waitEarliest[t] ? binding : -1;
       heap.push(callEnd[id], 1, EV_HOST, t);
@@ -876,6 +1001,9 @@ public final class Replayer {
           dispatch();
         } else if (type == EV_HOST) {
           callEnded(id);
+        } else if (type == EV_READY) {
+          makeReady(id, delayedCause[id], delayedCauseId[id]);
+          dispatch();
         } else {
           runCall(id);
         }
@@ -896,7 +1024,8 @@ public final class Replayer {
 
     ReplayResult result() {
       return ReplayResult.of(this.p, node, o, issue, start, end, engineOf, engineNames(), causeType, causeId, issuedBy,
-          callBase, callStart, callEnd, callEndCause, links, lowerBound, modelled, notes, gpuOf, peakBwNs, boeNs);
+          callBase, callStart, callEnd, callEndCause, links, lowerBound, modelled, notes, gpuOf, peakBwNs, boeNs,
+          dispatchDelay);
     }
 
     String[] engineNames() {

@@ -1,0 +1,288 @@
+package io.apptrace.imports;
+
+import io.apptrace.proto.SchemaVersion;
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.TraceWriter;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * {@code apptrace import}: turns a trace another profiler took into an apptrace trace. The format
+ * is detected from the file's first bytes (gzip is looked through): SQLite files are Nsight
+ * Systems exports; JSON files are PyTorch profiler / Kineto traces.
+ */
+public final class Importer {
+  /** The formats read. */
+  public enum Format {
+    NSYS_SQLITE("nsys-sqlite"),
+    KINETO_JSON("kineto-json");
+
+    private final String id;
+
+    Format(String id) {
+      this.id = id;
+    }
+
+    /** The name in TraceHeader.source_format. */
+    public String id() {
+      return id;
+    }
+  }
+
+  /** A file that is not what an importer reads: the message says what was expected and found. */
+  public static final class ImportException extends Exception {
+    public ImportException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * What an import did.
+   *
+   * @param source counts of what the source file holds, by kind
+   * @param imported counts of what the trace now holds, by the same kinds
+   * @param warnings problems, with how often each occurred
+   * @param notes what the source said of the machine (GPUs, ranks)
+   * @param truncatedAt where a file that ends early stopped, else null
+   */
+  public record Result(Format format, String command, Path output, String host, Map<String, Long> source,
+      Map<String, Long> imported, Map<String, Long> warnings, List<String> notes, String truncatedAt,
+      long threads, long events) {}
+
+  /** Options: where temporary files go; how many records each sort holds in memory. */
+  public record Options(Path tmpDir, int chunkRecords, long kinetoDefaultStream) {
+    public static Options defaults() {
+      return new Options(Path.of(System.getProperty("java.io.tmpdir")), RecordSorter.DEFAULT_CHUNK, 7);
+    }
+
+    public Options withTmpDir(Path p) {
+      return new Options(p, chunkRecords, kinetoDefaultStream);
+    }
+
+    public Options withChunkRecords(int n) {
+      return new Options(tmpDir, n, kinetoDefaultStream);
+    }
+
+    public Options withKinetoDefaultStream(long s) {
+      return new Options(tmpDir, chunkRecords, s);
+    }
+  }
+
+  private Importer() {}
+
+  private static final byte[] SQLITE = "SQLite format 3\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** Whether the file starts with the gzip magic. */
+  private static boolean gzipped(Path f) throws IOException {
+    try (InputStream in = Files.newInputStream(f)) {
+      return in.read() == 0x1f && in.read() == 0x8b;
+    }
+  }
+
+  /** The file's content, decompressed when gzipped. */
+  private static InputStream open(Path f, boolean gz) {
+    try {
+      InputStream in = new BufferedInputStream(Files.newInputStream(f), 1 << 16);
+      return gz ? new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16) : in;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The first bytes of the (decompressed) content. */
+  private static byte[] head(Path f, boolean gz) throws IOException {
+    try (InputStream in = open(f, gz)) {
+      return in.readNBytes(64);
+    } catch (java.util.zip.ZipException e) {
+      throw new IOException("a gzip file that cannot be decompressed (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /**
+   * Imports {@code in} into {@code out}. The output appears only when the import succeeded (it is
+   * written beside under a temporary name, then moved).
+   *
+   * @throws ImportException when the file is not a format this reads (the message names what was
+   *     expected and what was found)
+   * @throws IOException when a file cannot be read or written
+   */
+  public static Result run(Path in, Path out, Options o) throws ImportException, IOException {
+    boolean gz = gzipped(in);
+    byte[] head = head(in, gz);
+    Path tmp = Files.createTempDirectory(o.tmpDir(), "apptrace-import-");
+    Path partial = out.resolveSibling(out.getFileName() + ".partial");
+    try {
+      Result r;
+      if (startsWith(head, SQLITE)) {
+        r = sqlite(in, gz, partial, out, tmp, o);
+      } else if (looksLikeJson(head)) {
+        r = kineto(in, gz, partial, out, tmp, o);
+      } else {
+        throw new ImportException("not a trace apptrace imports: expected an Nsight Systems SQLite export"
+            + " (nsys export --type sqlite) or a Kineto JSON trace" + (gz ? " (gzipped or not)" : "")
+            + ", found " + describe(head));
+      }
+      Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return r;
+    } finally {
+      Files.deleteIfExists(partial);
+      deleteTree(tmp);
+    }
+  }
+
+  private static boolean startsWith(byte[] b, byte[] prefix) {
+    if (b.length < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if (b[i] != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean looksLikeJson(byte[] b) {
+    int i = 0;
+    if (b.length >= 3 && (b[0] & 0xff) == 0xef && (b[1] & 0xff) == 0xbb && (b[2] & 0xff) == 0xbf) {
+      i = 3; // UTF-8 byte-order mark
+    }
+    while (i < b.length && Character.isWhitespace(b[i])) {
+      i++;
+    }
+    return i < b.length && (b[i] == '{' || b[i] == '[');
+  }
+
+  private static String describe(byte[] b) {
+    if (b.length == 0) {
+      return "an empty file";
+    }
+    StringBuilder s = new StringBuilder();
+    for (int i = 0; i < Math.min(b.length, 16); i++) {
+      int c = b[i] & 0xff;
+      s.append(c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format("\\x%02x", c));
+    }
+    return "a file starting \"" + s + "\"";
+  }
+
+  private static TraceHeader header(Format f, Path in, String host) {
+    return TraceHeader.newBuilder().setSchemaVersion(SchemaVersion.SCHEMA_VERSION_CURRENT_VALUE)
+        .setProducer("apptrace-import " + f.id() + " 0.1.0").setCreatedUnixNs(System.currentTimeMillis() * 1_000_000L)
+        .addCommand(in.toAbsolutePath().toString()).setSourceFormat(f.id()).setSimulatedDevice(false)
+        .setHost(host).build();
+  }
+
+  private static Result sqlite(Path in, boolean gz, Path partial, Path out, Path tmp, Options o)
+      throws ImportException, IOException {
+    Path file = in;
+    if (gz) { // SQLite reads files, not streams
+      file = tmp.resolve("source.sqlite");
+      try (InputStream s = open(in, true)) {
+        Files.copy(s, file);
+      }
+    }
+    try (SqliteFile db = SqliteFile.open(file); ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
+      if (!NsysReader.isNsys(db)) {
+        throw new ImportException("an SQLite file that is not an Nsight Systems export: expected the tables"
+            + " StringIds and CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found "
+            + tableList(db));
+      }
+      NsysReader r = new NsysReader(db, a);
+      r.read();
+      return finish(Format.NSYS_SQLITE, in, partial, out, a, r.source, null);
+    } catch (SQLException e) {
+      throw new ImportException("cannot read it as SQLite: " + e.getMessage());
+    }
+  }
+
+  private static String tableList(SqliteFile db) {
+    List<String> t = List.copyOf(db.tables());
+    if (t.isEmpty()) {
+      return "no tables";
+    }
+    String shown = String.join(", ", t.subList(0, Math.min(t.size(), 6)));
+    return t.size() + " table" + (t.size() == 1 ? "" : "s") + " (" + shown + (t.size() > 6 ? ", ..." : "") + ")";
+  }
+
+  private static Result kineto(Path in, boolean gz, Path partial, Path out, Path tmp, Options o)
+      throws ImportException, IOException {
+    try (ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
+      KinetoReader r = new KinetoReader(a, o.kinetoDefaultStream());
+      try {
+        r.read(() -> open(in, gz));
+      } catch (KinetoReader.NotKinetoException e) {
+        throw new ImportException("a JSON file that is not a Kineto trace: " + e.getMessage());
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
+      }
+      if (r.truncatedAt != null) {
+        a.warn("the file ends early (at " + r.truncatedAt + " of the decompressed JSON): the events before it"
+            + " were imported");
+      }
+      return finish(Format.KINETO_JSON, in, partial, out, a, r.source, r.truncatedAt);
+    }
+  }
+
+  private static Result finish(Format f, Path in, Path partial, Path out, ImportAssembler a, Map<String, Long> source,
+      String truncatedAt) throws IOException {
+    ImportAssembler.Emitted em;
+    List<String> notes;
+    try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname()))) {
+      em = a.write(w);
+      notes = a.notes();
+    }
+    // the counts the report shows: each kind in the source beside what the trace now holds
+    Map<String, Long> src = new LinkedHashMap<>();
+    Map<String, Long> imported = new LinkedHashMap<>();
+    long calls = 0;
+    for (Map.Entry<String, Long> e : source.entrySet()) {
+      if (e.getKey().endsWith("calls")) {
+        calls += e.getValue();
+      }
+    }
+    src.put("API calls", calls);
+    // a call recorded twice is one call: counted among the imported records it was merged into
+    imported.put("API calls", em.calls + em.duplicateCalls);
+    for (Map.Entry<String, Long> e : source.entrySet()) {
+      String k = e.getKey();
+      if (k.endsWith("calls")) {
+        continue;
+      }
+      src.put(k, e.getValue());
+      imported.put(k, switch (k) {
+        case "kernels" -> em.kernels;
+        case "memcpys" -> em.memcpys;
+        case "memsets" -> em.memsets;
+        case "synchronizations", "cuda_sync records" -> em.syncRecords;
+        default -> -1L;
+      });
+    }
+    imported.put("GPU work with no traced call", em.orphans);
+    return new Result(f, in.toString(), out, a.hostname(), src, imported, new LinkedHashMap<>(a.warnings()), notes, truncatedAt,
+        em.threads.size(), em.events);
+  }
+
+  private static void deleteTree(Path dir) {
+    try (var s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+          // a temporary file left behind is harmless
+        }
+      });
+    } catch (IOException ignored) {
+      // already gone
+    }
+  }
+}

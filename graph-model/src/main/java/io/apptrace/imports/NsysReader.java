@@ -1,0 +1,420 @@
+package io.apptrace.imports;
+
+import io.apptrace.proto.CopyKind;
+import io.apptrace.proto.GpuActivityKind;
+import io.apptrace.proto.MemoryKind;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reads an Nsight Systems SQLite export ({@code nsys export --type sqlite}): the
+ * CUPTI_ACTIVITY_KIND_RUNTIME calls (and _DRIVER where an export has it), the _KERNEL, _MEMCPY
+ * and _MEMSET GPU work, _SYNCHRONIZATION and _CUDA_EVENT records, stream kinds from
+ * TARGET_INFO_CUDA_STREAM (or the older TARGET_INFO_CUDA_NULL_STREAM), GPUs from TARGET_INFO_GPU,
+ * thread and process names, and the host name. Names are ids into StringIds. Column sets differ
+ * between nsys versions: each is probed, and what a table lacks is a warning, not an error.
+ */
+final class NsysReader {
+  static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  static final String DRIVER = "CUPTI_ACTIVITY_KIND_DRIVER";
+  static final String KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL";
+  static final String MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  static final String MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET";
+  static final String SYNC = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  static final String EVENT = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+
+  /** Ids the profiler writes for "not valid" in unsigned 32-bit columns. */
+  private static final long INVALID = 0xffffffffL;
+
+  /** Counts of rows in the source, by what they are. */
+  final Map<String, Long> source = new LinkedHashMap<>();
+  private final SqliteFile db;
+  private final ImportAssembler out;
+  private final Map<Long, String> names = new HashMap<>();
+
+  NsysReader(SqliteFile db, ImportAssembler out) {
+    this.db = db;
+    this.out = out;
+  }
+
+  /** Whether a SQLite file is an Nsight Systems export. */
+  static boolean isNsys(SqliteFile db) {
+    return db.has("StringIds") && (db.has(RUNTIME) || db.has(KERNEL) || db.has(MEMCPY) || db.has("TARGET_INFO_GPU"));
+  }
+
+  /** nsys writes the pid in bits 24-47 of a global thread or process id, the tid in bits 0-23. */
+  static long pidOf(long globalId) {
+    return globalId >>> 24 & 0xffffff;
+  }
+
+  static long tidOf(long globalTid) {
+    return globalTid & 0xffffff;
+  }
+
+  void read() throws SQLException {
+    for (String t : List.of(RUNTIME, KERNEL, MEMCPY, MEMSET, SYNC)) {
+      if (!db.has(t)) {
+        out.warn("table " + t + " absent (nsys writes it only when the run had such records): none imported");
+      }
+    }
+    strings();
+    system();
+    streams();
+    calls(RUNTIME, "runtime calls");
+    if (db.has(DRIVER)) {
+      calls(DRIVER, "driver calls");
+    }
+    kernels();
+    memcpys();
+    memsets();
+    syncs();
+    events();
+  }
+
+  private String column(String table, String... choices) {
+    String c = db.first(table, choices);
+    if (c == null) {
+      out.warn("column " + choices[0] + " absent from " + table + ": taken as unknown");
+    }
+    return c;
+  }
+
+  /** {@code col} or a constant when the table lacks it. */
+  private static String or(String col, String constant) {
+    return col != null ? col : constant;
+  }
+
+  /** The names the other tables refer to, and no more (StringIds also holds every symbol). */
+  private void strings() throws SQLException {
+    List<String> refs = new ArrayList<>();
+    for (String[] tc : new String[][] {{RUNTIME, "nameId"}, {DRIVER, "nameId"}, {KERNEL, "demangledName"},
+        {KERNEL, "shortName"}, {KERNEL, "mangledName"}, {"ThreadNames", "nameId"}}) {
+      if (db.has(tc[0], tc[1])) {
+        refs.add("SELECT " + tc[1] + " FROM " + tc[0]);
+      }
+    }
+    if (refs.isEmpty() || !db.has("StringIds", "id") || !db.has("StringIds", "value")) {
+      return;
+    }
+    try (ResultSet rs = db.query("SELECT id, value FROM StringIds WHERE id IN (" + String.join(" UNION ", refs) + ")")) {
+      while (rs.next()) {
+        names.put(rs.getLong(1), rs.getString(2));
+      }
+    }
+  }
+
+  private String name(long id) {
+    return names.getOrDefault(id, "");
+  }
+
+  /** Host name, GPUs, process and thread names. */
+  private void system() throws SQLException {
+    if (db.has("TARGET_INFO_SYSTEM_ENV", "name") && db.has("TARGET_INFO_SYSTEM_ENV", "value")) {
+      try (ResultSet rs = db.query("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1")) {
+        if (rs.next()) {
+          out.hostname(rs.getString(1));
+        }
+      }
+    }
+    if (db.has("TARGET_INFO_GPU", "name")) {
+      String id = or(db.first("TARGET_INFO_GPU", "id", "cuDevice"), "-1");
+      String sms = or(db.first("TARGET_INFO_GPU", "smCount"), "NULL");
+      String mem = or(db.first("TARGET_INFO_GPU", "totalMemory"), "NULL");
+      String bus = or(db.first("TARGET_INFO_GPU", "busLocation"), "NULL");
+      String engines = or(db.first("TARGET_INFO_GPU", "asyncEngines"), "NULL");
+      try (ResultSet rs = db.query("SELECT " + id + ", name, " + sms + ", " + mem + ", " + bus + ", " + engines
+          + " FROM TARGET_INFO_GPU ORDER BY 1")) {
+        while (rs.next()) {
+          StringBuilder s = new StringBuilder("GPU ").append(rs.getLong(1)).append(": ").append(rs.getString(2));
+          if (rs.getObject(3) != null) {
+            s.append(", ").append(rs.getLong(3)).append(" SMs");
+          }
+          if (rs.getObject(4) != null) {
+            s.append(String.format(Locale.ROOT, ", %.1f GiB", rs.getLong(4) / (double) (1L << 30)));
+          }
+          if (rs.getObject(6) != null) {
+            s.append(", ").append(rs.getLong(6)).append(" copy engines");
+          }
+          if (rs.getObject(5) != null) {
+            s.append(", bus ").append(rs.getString(5));
+          }
+          out.note(s.toString(), "info");
+        }
+      }
+    }
+    if (db.has("PROCESSES", "pid") && db.has("PROCESSES", "name")) {
+      // only the processes that made CUDA calls: PROCESSES lists the whole machine
+      String calls = db.has(RUNTIME, "globalTid") ? "SELECT DISTINCT (globalTid >> 24) & 16777215 FROM " + RUNTIME
+          : "SELECT NULL";
+      try (ResultSet rs = db.query("SELECT pid, name FROM PROCESSES WHERE pid IN (" + calls + ")")) {
+        while (rs.next()) {
+          out.processName(rs.getLong(1), rs.getString(2));
+        }
+      }
+    }
+    if (db.has("ThreadNames", "globalTid") && db.has("ThreadNames", "nameId")) {
+      try (ResultSet rs = db.query("SELECT globalTid, nameId FROM ThreadNames")) {
+        while (rs.next()) {
+          long g = rs.getLong(1);
+          out.threadName(pidOf(g), tidOf(g), name(rs.getLong(2)));
+        }
+      }
+    }
+  }
+
+  /** Stream kinds: TARGET_INFO_CUDA_STREAM.flag is a CUPTI_ACTIVITY_STREAM_CREATE_FLAG_* value. */
+  private void streams() throws SQLException {
+    boolean any = false;
+    if (db.has("TARGET_INFO_CUDA_STREAM", "flag") && db.has("TARGET_INFO_CUDA_STREAM", "processId")) {
+      try (ResultSet rs = db.query("SELECT processId, streamId, flag FROM TARGET_INFO_CUDA_STREAM")) {
+        while (rs.next()) {
+          any = true;
+          ImportAssembler.StreamKind k = switch ((int) rs.getLong(3)) {
+            case 3 -> ImportAssembler.StreamKind.LEGACY; // NULL stream
+            case 2 -> ImportAssembler.StreamKind.NON_BLOCKING;
+            default -> ImportAssembler.StreamKind.BLOCKING; // 1 default flags, 0 unknown
+          };
+          out.streamKind(rs.getLong(1), rs.getLong(2), k);
+        }
+      }
+    }
+    if (db.has("TARGET_INFO_CUDA_NULL_STREAM", "processId")) {
+      try (ResultSet rs = db.query("SELECT processId, streamId FROM TARGET_INFO_CUDA_NULL_STREAM")) {
+        while (rs.next()) {
+          any = true;
+          out.streamKind(rs.getLong(1), rs.getLong(2), ImportAssembler.StreamKind.LEGACY);
+        }
+      }
+    }
+    if (!any) {
+      out.warn("no stream table (TARGET_INFO_CUDA_STREAM): every stream taken as a blocking stream");
+    }
+  }
+
+  private void calls(String table, String what) throws SQLException {
+    if (!db.has(table)) {
+      source.put(what, 0L);
+      return;
+    }
+    String name = db.first(table, "nameId");
+    String ret = or(column(table, "returnValue"), "0");
+    String corr = or(column(table, "correlationId"), "0");
+    String nameExpr = name != null ? name : or(db.first(table, "name"), "''");
+    long n = 0;
+    try (ResultSet rs = db.query("SELECT start, end, globalTid, " + corr + ", " + nameExpr + ", " + ret
+        + " FROM " + table)) {
+      while (rs.next()) {
+        n++;
+        long g = rs.getLong(3);
+        long pid = pidOf(g);
+        String fn = name != null ? name(rs.getLong(5)) : String.valueOf(rs.getString(5));
+        out.call(pid, rs.getLong(4), pid, tidOf(g), rs.getLong(1), rs.getLong(2) - rs.getLong(1), stripVersion(fn),
+            rs.getLong(6));
+      }
+    }
+    source.put(what, n);
+  }
+
+  /**
+   * The function's name without the CUPTI callback-version suffix nsys adds ("cudaMemcpy_v3020",
+   * "cudaLaunchKernel_v7000"); "cudaStreamGetCaptureInfo_v2" is a real name and keeps its suffix.
+   */
+  static String stripVersion(String fn) {
+    int u = fn.lastIndexOf("_v");
+    if (u > 0 && fn.length() - u - 2 >= 4) {
+      for (int i = u + 2; i < fn.length(); i++) {
+        if (!Character.isDigit(fn.charAt(i))) {
+          return fn;
+        }
+      }
+      return fn.substring(0, u);
+    }
+    return fn;
+  }
+
+  /** The pid of a GPU record: globalPid when the table has it. */
+  private String pidExpr(String table) {
+    return db.has(table, "globalPid") ? "(globalPid >> 24) & 16777215" : "0";
+  }
+
+  private void kernels() throws SQLException {
+    if (!db.has(KERNEL)) {
+      source.put("kernels", 0L);
+      return;
+    }
+    String nameCol = or(db.first(KERNEL, "demangledName", "shortName", "name"), "NULL");
+    String mangled = or(db.first(KERNEL, "mangledName"), "NULL");
+    String[] dims = {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"};
+    StringBuilder sel = new StringBuilder("SELECT start, end, deviceId, streamId, " + or(column(KERNEL,
+        "correlationId"), "0") + ", " + pidExpr(KERNEL) + ", " + nameCol + ", " + mangled);
+    for (String d : dims) {
+      sel.append(", ").append(or(db.first(KERNEL, d), "1"));
+    }
+    sel.append(", ").append(or(db.first(KERNEL, "dynamicSharedMemory"), "0"));
+    sel.append(", ").append(or(db.first(KERNEL, "contextId"), "0"));
+    long n = 0;
+    try (ResultSet rs = db.query(sel + " FROM " + KERNEL)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        common(r, rs, GpuActivityKind.GPU_KERNEL);
+        String kn = rs.getObject(7) != null ? name(rs.getLong(7)) : "";
+        r[ImportAssembler.G_NAME] = out.strings.id(kn.isEmpty() ? "kernel" : kn);
+        if (rs.getObject(8) != null && !name(rs.getLong(8)).isEmpty()) {
+          r[ImportAssembler.G_MANGLED] = out.strings.id(name(rs.getLong(8)));
+        }
+        r[ImportAssembler.G_GRID] = (rs.getLong(9) & 0xffffffffL) | (rs.getLong(10) & 0xffff) << 32
+            | (rs.getLong(11) & 0xffff) << 48;
+        r[ImportAssembler.G_BLOCK] = (rs.getLong(12) & 0xffff) | (rs.getLong(13) & 0xffff) << 16
+            | (rs.getLong(14) & 0xffff) << 32;
+        r[ImportAssembler.G_SHMEM] = rs.getLong(15);
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(16);
+        out.gpu(r);
+      }
+    }
+    source.put("kernels", n);
+  }
+
+  /** Columns 1-6 of every GPU query: start, end, deviceId, streamId, correlationId, pid. */
+  private static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
+    r[ImportAssembler.G_KIND] = kind.getNumber();
+    r[ImportAssembler.G_START] = rs.getLong(1);
+    r[ImportAssembler.G_END] = rs.getLong(2);
+    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
+    r[ImportAssembler.G_STREAM] = rs.getLong(4);
+    r[ImportAssembler.G_CORR] = rs.getLong(5);
+    r[ImportAssembler.G_PROC] = rs.getLong(6);
+  }
+
+  /** nsys's ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 3 array, 4 managed, ...). */
+  static MemoryKind memoryKind(long k) {
+    return switch ((int) k) {
+      case 0 -> MemoryKind.PAGEABLE;
+      case 1 -> MemoryKind.PINNED;
+      case 2, 5 -> MemoryKind.DEVICE;
+      case 3 -> MemoryKind.ARRAY;
+      case 4, 6 -> MemoryKind.MANAGED;
+      default -> MemoryKind.MEMORY_KIND_UNSPECIFIED;
+    };
+  }
+
+  /** nsys's ENUM_CUDA_MEMCPY_OPER (CUPTI's CUpti_ActivityMemcpyKind). */
+  static CopyKind copyKind(long k) {
+    return switch ((int) k) {
+      case 1, 3, 11 -> CopyKind.HOST_TO_DEVICE;
+      case 2, 4, 12 -> CopyKind.DEVICE_TO_HOST;
+      case 5, 6, 7, 8, 10, 13 -> CopyKind.DEVICE_TO_DEVICE;
+      case 9 -> CopyKind.HOST_TO_HOST;
+      default -> CopyKind.COPY_KIND_UNSPECIFIED;
+    };
+  }
+
+  private void memcpys() throws SQLException {
+    if (!db.has(MEMCPY)) {
+      source.put("memcpys", 0L);
+      return;
+    }
+    String sql = "SELECT start, end, deviceId, streamId, " + or(column(MEMCPY, "correlationId"), "0") + ", "
+        + pidExpr(MEMCPY) + ", " + or(column(MEMCPY, "bytes"), "0") + ", " + or(column(MEMCPY, "copyKind"), "0")
+        + ", " + or(column(MEMCPY, "srcKind"), "7") + ", " + or(column(MEMCPY, "dstKind"), "7") + ", "
+        + or(db.first(MEMCPY, "srcDeviceId"), "NULL") + ", " + or(db.first(MEMCPY, "dstDeviceId"), "NULL") + ", "
+        + or(db.first(MEMCPY, "contextId"), "0") + " FROM " + MEMCPY;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        long ck = rs.getLong(8);
+        common(r, rs, ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
+        r[ImportAssembler.G_BYTES] = rs.getLong(7);
+        r[ImportAssembler.G_COPY] = copyKind(ck).getNumber() | (long) memoryKind(rs.getLong(9)).getNumber() << 8
+            | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
+        if (ck == 10 && rs.getObject(11) != null && rs.getObject(12) != null) {
+          r[ImportAssembler.G_PEER] = (rs.getLong(11) + 1) | (rs.getLong(12) + 1) << 32;
+        }
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(13);
+        out.gpu(r);
+      }
+    }
+    source.put("memcpys", n);
+  }
+
+  private void memsets() throws SQLException {
+    if (!db.has(MEMSET)) {
+      source.put("memsets", 0L);
+      return;
+    }
+    String sql = "SELECT start, end, deviceId, streamId, " + or(column(MEMSET, "correlationId"), "0") + ", "
+        + pidExpr(MEMSET) + ", " + or(column(MEMSET, "bytes"), "0") + ", " + or(db.first(MEMSET, "value"), "0") + ", "
+        + or(db.first(MEMSET, "memKind"), "2") + ", " + or(db.first(MEMSET, "contextId"), "0") + " FROM " + MEMSET;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        common(r, rs, GpuActivityKind.GPU_MEMSET);
+        r[ImportAssembler.G_BYTES] = rs.getLong(7);
+        r[ImportAssembler.G_VALUE] = rs.getLong(8);
+        r[ImportAssembler.G_COPY] = (long) memoryKind(rs.getLong(9)).getNumber() << 16;
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
+        out.gpu(r);
+      }
+    }
+    source.put("memsets", n);
+  }
+
+  /** Events are named by the profiler's event id, plus one (0 means "unknown"). */
+  private static long eventHandle(long eventId) {
+    return eventId < 0 || eventId == INVALID ? 0 : eventId + 1;
+  }
+
+  private static long valid(long id) {
+    return id < 0 || id == INVALID ? -1 : id;
+  }
+
+  private void syncs() throws SQLException {
+    if (!db.has(SYNC)) {
+      source.put("synchronizations", 0L);
+      return;
+    }
+    String sql = "SELECT " + or(column(SYNC, "correlationId"), "0") + ", " + pidExpr(SYNC) + ", "
+        + or(column(SYNC, "syncType"), "0") + ", " + or(db.first(SYNC, "streamId"), "-1") + ", "
+        + or(db.first(SYNC, "eventId"), "-1") + ", " + or(db.first(SYNC, "deviceId"), "-1") + " FROM " + SYNC;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        int type = (int) rs.getLong(3);
+        type = type >= 1 && type <= 4 ? type : ImportAssembler.SYNC_UNKNOWN;
+        out.sync(rs.getLong(2), rs.getLong(1), type, valid(rs.getLong(4)), eventHandle(rs.getLong(5)), -1,
+            valid(rs.getLong(6)));
+      }
+    }
+    source.put("synchronizations", n);
+  }
+
+  /** CUPTI_ACTIVITY_KIND_CUDA_EVENT: which stream each cudaEventRecord recorded on. */
+  private void events() throws SQLException {
+    if (!db.has(EVENT)) {
+      return;
+    }
+    String sql = "SELECT " + or(column(EVENT, "correlationId"), "0") + ", " + pidExpr(EVENT) + ", "
+        + or(column(EVENT, "streamId"), "-1") + ", " + or(column(EVENT, "eventId"), "-1") + ", "
+        + or(db.first(EVENT, "deviceId"), "-1") + " FROM " + EVENT;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        out.eventRecord(rs.getLong(2), rs.getLong(1), valid(rs.getLong(3)), eventHandle(rs.getLong(4)),
+            valid(rs.getLong(5)));
+      }
+    }
+    source.put("event records", n);
+  }
+}

@@ -1,0 +1,383 @@
+package io.apptrace.imports;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.LongBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sorts fixed-width records of longs by their first {@code keys} fields (signed, ascending), in
+ * bounded memory: records collect in a chunk; a full chunk is sorted and written to a temporary
+ * file (a run); {@link #sorted()} merges the runs. A sorter that never filled a chunk never
+ * touches the disk. Ties keep the order records were added in only if a key field says so (give
+ * every record a sequence number as its last key).
+ */
+final class RecordSorter implements Closeable {
+  /** Records per chunk by default: 32 Ki records of 32 longs is 8 MiB. */
+  static final int DEFAULT_CHUNK = 1 << 15;
+
+  private final int width;
+  private final int keys;
+  private final Path tmpDir;
+  private final int chunkRecords;
+  private long[] chunk;
+  private int count;
+  private long total;
+  private final List<Path> runs = new ArrayList<>();
+  private boolean finished;
+
+  /**
+   * @param width longs per record
+   * @param keys how many leading fields are the sort key
+   * @param tmpDir where runs go when the records outgrow one chunk
+   * @param chunkRecords records held in memory at most
+   */
+  RecordSorter(int width, int keys, Path tmpDir, int chunkRecords) {
+    if (keys < 1 || keys > width || chunkRecords < 2) {
+      throw new IllegalArgumentException("width " + width + ", keys " + keys + ", chunk " + chunkRecords);
+    }
+    this.width = width;
+    this.keys = keys;
+    this.tmpDir = tmpDir;
+    this.chunkRecords = chunkRecords;
+    this.chunk = new long[Math.min(chunkRecords, 1024) * width];
+  }
+
+  int width() {
+    return width;
+  }
+
+  /** Records added so far. */
+  long size() {
+    return total;
+  }
+
+  /** Adds a record: the first {@link #width()} longs of {@code r}. */
+  void add(long[] r) {
+    if (finished) {
+      throw new IllegalStateException("sorted() was already called");
+    }
+    if (count == chunkRecords) {
+      spill();
+    }
+    if ((count + 1) * width > chunk.length) {
+      chunk = java.util.Arrays.copyOf(chunk, Math.min(chunkRecords, count * 2) * width);
+    }
+    System.arraycopy(r, 0, chunk, count * width, width);
+    count++;
+    total++;
+  }
+
+  /** The records in key order; the sorter takes no more records. */
+  Cursor sorted() {
+    finished = true;
+    int[] order = order();
+    if (runs.isEmpty()) {
+      return new MemoryCursor(chunk, order, width);
+    }
+    if (count > 0) {
+      writeRun(order);
+    }
+    chunk = null;
+    List<RunCursor> cursors = new ArrayList<>();
+    for (Path p : runs) {
+      cursors.add(new RunCursor(p, width));
+    }
+    return new MergeCursor(cursors, keys, width);
+  }
+
+  private void spill() {
+    writeRun(order());
+    count = 0;
+  }
+
+  /** The chunk's record indices in key order (a stable merge sort over indices). */
+  private int[] order() {
+    int[] a = new int[count];
+    for (int i = 0; i < count; i++) {
+      a[i] = i;
+    }
+    int[] tmp = new int[count];
+    mergeSort(a, tmp, 0, count);
+    return a;
+  }
+
+  private void mergeSort(int[] a, int[] tmp, int from, int to) {
+    if (to - from < 24) {
+      for (int i = from + 1; i < to; i++) {
+        int v = a[i];
+        int j = i - 1;
+        while (j >= from && compare(a[j], v) > 0) {
+          a[j + 1] = a[j];
+          j--;
+        }
+        a[j + 1] = v;
+      }
+      return;
+    }
+    int mid = (from + to) >>> 1;
+    mergeSort(a, tmp, from, mid);
+    mergeSort(a, tmp, mid, to);
+    if (compare(a[mid - 1], a[mid]) <= 0) {
+      return;
+    }
+    System.arraycopy(a, from, tmp, from, to - from);
+    int i = from;
+    int j = mid;
+    for (int k = from; k < to; k++) {
+      if (j >= to || (i < mid && compare(tmp[i], tmp[j]) <= 0)) {
+        a[k] = tmp[i++];
+      } else {
+        a[k] = tmp[j++];
+      }
+    }
+  }
+
+  private int compare(int x, int y) {
+    int ox = x * width;
+    int oy = y * width;
+    for (int k = 0; k < keys; k++) {
+      int c = Long.compare(chunk[ox + k], chunk[oy + k]);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  private void writeRun(int[] order) {
+    try {
+      Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
+      runs.add(p);
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
+        LongBuffer longs = buf.asLongBuffer();
+        for (int i : order) {
+          if (longs.remaining() < width) {
+            flush(ch, buf, longs);
+          }
+          longs.put(chunk, i * width, width);
+        }
+        flush(ch, buf, longs);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void flush(FileChannel ch, ByteBuffer buf, LongBuffer longs) throws IOException {
+    buf.position(0).limit(longs.position() * Long.BYTES);
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+    buf.clear();
+    longs.clear();
+  }
+
+  @Override
+  public void close() {
+    for (Path p : runs) {
+      try {
+        Files.deleteIfExists(p);
+      } catch (IOException ignored) {
+        // a temporary file left behind is harmless
+      }
+    }
+    runs.clear();
+  }
+
+  /** Records in order, one at a time. */
+  interface Cursor extends Closeable {
+    /** Moves to the next record; false at the end. */
+    boolean next();
+
+    /** Field {@code i} of the current record. */
+    long get(int i);
+
+    @Override
+    void close();
+  }
+
+  private static final class MemoryCursor implements Cursor {
+    private final long[] data;
+    private final int[] order;
+    private final int width;
+    private int at = -1;
+    private int base;
+
+    MemoryCursor(long[] data, int[] order, int width) {
+      this.data = data;
+      this.order = order;
+      this.width = width;
+    }
+
+    @Override
+    public boolean next() {
+      if (++at >= order.length) {
+        return false;
+      }
+      base = order[at] * width;
+      return true;
+    }
+
+    @Override
+    public long get(int i) {
+      return data[base + i];
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** One run on disk, read a buffer at a time. */
+  private static final class RunCursor implements Cursor {
+    private final FileChannel ch;
+    private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.nativeOrder());
+    private LongBuffer longs;
+    private final long[] current;
+    private final int width;
+
+    RunCursor(Path p, int width) {
+      this.width = width;
+      this.current = new long[width];
+      try {
+        ch = FileChannel.open(p, StandardOpenOption.READ);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read back a temporary file " + p + ": " + e.getMessage(), e);
+      }
+      longs = buf.asLongBuffer().limit(0);
+    }
+
+    @Override
+    public boolean next() {
+      if (longs.remaining() < width) {
+        try {
+          int keep = longs.remaining();
+          long[] rest = new long[keep];
+          longs.get(rest);
+          buf.clear();
+          buf.asLongBuffer().put(rest);
+          buf.position(keep * Long.BYTES);
+          while (buf.hasRemaining() && ch.read(buf) > 0) {
+            // fill the buffer
+          }
+          int whole = buf.position() / Long.BYTES;
+          longs = buf.position(0).asLongBuffer().limit(whole);
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read back a temporary file: " + e.getMessage(), e);
+        }
+        if (longs.remaining() < width) {
+          return false;
+        }
+      }
+      longs.get(current);
+      return true;
+    }
+
+    @Override
+    public long get(int i) {
+      return current[i];
+    }
+
+    @Override
+    public void close() {
+      try {
+        ch.close();
+      } catch (IOException ignored) {
+        // read-only
+      }
+    }
+  }
+
+  /** The runs merged: a binary heap of cursors by their current record. */
+  private static final class MergeCursor implements Cursor {
+    private final RunCursor[] heap;
+    private int n;
+    private final int keys;
+    private RunCursor current;
+    private boolean started;
+
+    MergeCursor(List<RunCursor> runs, int keys, int width) {
+      this.keys = keys;
+      heap = new RunCursor[runs.size()];
+      for (RunCursor r : runs) {
+        if (r.next()) {
+          heap[n++] = r;
+        } else {
+          r.close();
+        }
+      }
+      for (int i = n / 2 - 1; i >= 0; i--) {
+        down(i);
+      }
+    }
+
+    @Override
+    public boolean next() {
+      if (started && current != null) {
+        if (current.next()) {
+          heap[0] = current;
+          down(0);
+        } else {
+          current.close();
+          heap[0] = heap[--n];
+          heap[n] = null;
+          if (n > 0) {
+            down(0);
+          }
+        }
+      }
+      started = true;
+      current = n > 0 ? heap[0] : null;
+      return current != null;
+    }
+
+    private int cmp(RunCursor a, RunCursor b) {
+      for (int k = 0; k < keys; k++) {
+        int c = Long.compare(a.current[k], b.current[k]);
+        if (c != 0) {
+          return c;
+        }
+      }
+      return 0;
+    }
+
+    private void down(int i) {
+      while (true) {
+        int l = 2 * i + 1;
+        if (l >= n) {
+          return;
+        }
+        int m = l + 1 < n && cmp(heap[l + 1], heap[l]) < 0 ? l + 1 : l;
+        if (cmp(heap[m], heap[i]) >= 0) {
+          return;
+        }
+        RunCursor t = heap[m];
+        heap[m] = heap[i];
+        heap[i] = t;
+        i = m;
+      }
+    }
+
+    @Override
+    public long get(int i) {
+      return current.current[i];
+    }
+
+    @Override
+    public void close() {
+      for (int i = 0; i < n; i++) {
+        heap[i].close();
+      }
+      n = 0;
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.apptrace.imports;
+
+import java.io.Closeable;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.Map;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * A profiler's SQLite export opened read-only through sqlite-jdbc, with what its schema holds:
+ * the importers probe tables and columns, since every profiler version writes a slightly
+ * different schema.
+ */
+final class SqliteFile implements Closeable {
+  private final Connection db;
+  private final Map<String, Set<String>> tables = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+
+  private SqliteFile(Connection db) throws SQLException {
+    this.db = db;
+    List<String> names = new ArrayList<>();
+    try (Statement s = db.createStatement();
+        ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")) {
+      while (rs.next()) {
+        names.add(rs.getString(1));
+      }
+    }
+    for (String t : names) {
+      Set<String> cols = new LinkedHashSet<>();
+      try (Statement s = db.createStatement();
+          ResultSet rs = s.executeQuery("PRAGMA table_info(\"" + t.replace("\"", "\"\"") + "\")")) {
+        while (rs.next()) {
+          cols.add(rs.getString(2).toLowerCase(Locale.ROOT));
+        }
+      }
+      tables.put(t, cols);
+    }
+  }
+
+  /** Opens a file read-only; the file is never written. */
+  static SqliteFile open(Path file) throws SQLException {
+    SQLiteConfig c = new SQLiteConfig();
+    c.setReadOnly(true);
+    c.setOpenMode(org.sqlite.SQLiteOpenMode.READONLY);
+    // queries sort and join in temporary storage, not in this process's heap
+    c.setTempStore(SQLiteConfig.TempStore.FILE);
+    c.setCacheSize(-16 * 1024); // 16 MiB of page cache
+    return new SqliteFile(DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), c.toProperties()));
+  }
+
+  boolean has(String table) {
+    return tables.containsKey(table);
+  }
+
+  boolean has(String table, String column) {
+    Set<String> c = tables.get(table);
+    return c != null && c.contains(column.toLowerCase(Locale.ROOT));
+  }
+
+  /** The first of {@code columns} the table has, or null. */
+  String first(String table, String... columns) {
+    for (String c : columns) {
+      if (has(table, c)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /** Every table's name. */
+  Set<String> tables() {
+    return tables.keySet();
+  }
+
+  long count(String table) throws SQLException {
+    try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+
+  /** Runs a query; the caller closes the result set (which closes its statement). */
+  ResultSet query(String sql) throws SQLException {
+    Statement s = db.createStatement();
+    s.closeOnCompletion();
+    s.setFetchSize(4096);
+    return s.executeQuery(sql);
+  }
+
+  @Override
+  public void close() {
+    try {
+      db.close();
+    } catch (SQLException ignored) {
+      // read-only: nothing to lose
+    }
+  }
+}
