@@ -404,11 +404,15 @@ public final class Replayer {
       peakBwNs[i] = e.peakBwSeconds() * 1e9;
       boeNs[i] = e.backOfEnvelopeSeconds() * 1e9;
       if (o.keepMeasured() && op.measured()) {
-        total = op.measuredDurationNs();
-        latency = Math.min(latency, total);
-      } else {
-        modelled[i] = true;
+        // it takes what it took: its measured time already holds whatever it shared links with
+        phase[i] = op.measuredDurationNs();
+        bytes[i] = 0;
+        maxRate[i] = Double.POSITIVE_INFINITY;
+        resources[i] = pr.resources();
+        factors[i] = pr.factors();
+        return;
       }
+      modelled[i] = true;
       phase[i] = latency;
       bytes[i] = op.bytes();
       double data = total - latency;

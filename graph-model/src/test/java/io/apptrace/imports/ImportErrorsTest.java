@@ -1,0 +1,133 @@
+package io.apptrace.imports;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Files that are not what the importers read: one message naming what was expected and found. */
+class ImportErrorsTest {
+  @TempDir Path tmp;
+
+  private Path out() {
+    return tmp.resolve("out.apptrace");
+  }
+
+  private void fails(Path in, String message) {
+    assertThatThrownBy(() -> Importer.run(in, out(), Importer.Options.defaults().withTmpDir(tmp)))
+        .isInstanceOf(Importer.ImportException.class).hasMessage(message);
+    assertThat(out()).as("no output is left behind").doesNotExist();
+    assertThat(tmp.resolve("out.apptrace.partial")).doesNotExist();
+  }
+
+  @Test
+  void anSqliteFileThatIsNotAnNsysExport() throws Exception {
+    Path db = tmp.resolve("other.sqlite");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE customers (id INTEGER, name TEXT)");
+      s.execute("CREATE TABLE orders (id INTEGER)");
+    }
+    fails(db, "an SQLite file that is not an Nsight Systems export: expected the tables StringIds and"
+        + " CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found 2 tables (customers,"
+        + " orders)");
+  }
+
+  @Test
+  void anEmptySqliteFile() throws Exception {
+    Path db = tmp.resolve("empty.sqlite");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE t (x INTEGER)");
+      s.execute("DROP TABLE t");
+    }
+    fails(db, "an SQLite file that is not an Nsight Systems export: expected the tables StringIds and"
+        + " CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found no tables");
+  }
+
+  @Test
+  void aJsonFileThatIsNotAKinetoTrace() throws Exception {
+    Path in = tmp.resolve("config.json");
+    Files.writeString(in, "{\"name\": \"x\", \"layers\": [1, 2], \"nested\": {\"a\": 1}}");
+    fails(in, "a JSON file that is not a Kineto trace: expected a JSON object with \"traceEvents\" (a Kineto"
+        + " trace), found an object with keys name, layers, nested");
+  }
+
+  @Test
+  void aJsonScalar() throws Exception {
+    Path in = tmp.resolve("n.json");
+    Files.writeString(in, "  [  ]");
+    // an empty array is a valid (empty) Chrome trace with no CUDA events
+    fails(in, "a JSON file that is not a Kineto trace: a Chrome trace with no CUDA events: expected events of"
+        + " category cuda_runtime, kernel, gpu_memcpy or gpu_memset (or Runtime, Kernel, Memcpy, Memset), found none");
+  }
+
+  @Test
+  void aChromeTraceWithNoCudaEvents() throws Exception {
+    Path in = tmp.resolve("cpu.json");
+    Files.writeString(in, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1,"
+        + " \"tid\": 1, \"ts\": 1, \"dur\": 2}, {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f\", \"pid\": 1,"
+        + " \"tid\": 1, \"ts\": 1, \"dur\": 2}]}");
+    fails(in, "a JSON file that is not a Kineto trace: a Chrome trace with no CUDA events: expected events of"
+        + " category cuda_runtime, kernel, gpu_memcpy or gpu_memset (or Runtime, Kernel, Memcpy, Memset), found"
+        + " cpu_op, python_function");
+  }
+
+  @Test
+  void brokenJson() throws Exception {
+    Path in = tmp.resolve("broken.json");
+    Files.writeString(in, "{\"traceEvents\" 12}");
+    assertThatThrownBy(() -> Importer.run(in, out(), Importer.Options.defaults().withTmpDir(tmp)))
+        .isInstanceOf(Importer.ImportException.class)
+        .hasMessageStartingWith("a JSON file that is not a Kineto trace: not a complete JSON document (");
+  }
+
+  @Test
+  void neitherFormat() throws Exception {
+    Path in = tmp.resolve("x.bin");
+    Files.write(in, new byte[] {0, 1, 2, 'A', 'B'});
+    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
+        + " or a Kineto JSON trace, found a file starting \"\\x00\\x01\\x02AB\"");
+  }
+
+  @Test
+  void anEmptyFile() throws Exception {
+    Path in = tmp.resolve("empty.json");
+    Files.write(in, new byte[0]);
+    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
+        + " or a Kineto JSON trace, found an empty file");
+  }
+
+  @Test
+  void aGzippedFileOfNeitherFormat() throws Exception {
+    Path in = tmp.resolve("notes.txt.gz");
+    try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(in))) {
+      o.write("hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
+        + " or a Kineto JSON trace (gzipped or not), found a file starting \"hello\"");
+  }
+
+  @Test
+  void aCorruptGzip() throws Exception {
+    Path in = tmp.resolve("bad.gz");
+    Files.write(in, new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3});
+    fails(in, "a gzip file that cannot be decompressed (Unexpected end of ZLIB input stream)");
+  }
+
+  @Test
+  void aFailedImportKeepsAnEarlierOutput() throws Exception {
+    Files.writeString(out(), "an earlier trace");
+    Path in = tmp.resolve("x.json");
+    Files.writeString(in, "{\"a\": 1}");
+    assertThatThrownBy(() -> Importer.run(in, out(), Importer.Options.defaults().withTmpDir(tmp)))
+        .isInstanceOf(Importer.ImportException.class);
+    assertThat(Files.readString(out())).isEqualTo("an earlier trace");
+  }
+}
