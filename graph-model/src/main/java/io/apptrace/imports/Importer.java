@@ -100,11 +100,11 @@ public final class Importer {
   }
 
   /** The first bytes of the (decompressed) content. */
-  private static byte[] head(Path f, boolean gz) throws IOException {
+  private static byte[] head(Path f, boolean gz) throws IOException, ImportException {
     try (InputStream in = open(f, gz)) {
       return in.readNBytes(64);
-    } catch (java.util.zip.ZipException e) {
-      throw new IOException("a gzip file that cannot be decompressed (" + e.getMessage() + ")", e);
+    } catch (java.util.zip.ZipException | java.io.EOFException e) {
+      throw new ImportException("a gzip file that cannot be decompressed (" + e.getMessage() + ")");
     }
   }
 

@@ -118,6 +118,14 @@ final class KinetoReader {
         }
         truncatedAt = "byte " + p.currentLocation().getByteOffset();
       }
+    } catch (EOFException | java.util.zip.ZipException e) {
+      // the compressed stream ends early or is corrupt: what was decompressed before is kept
+      if (!sawEvents) {
+        throw new NotKinetoException("the file ends before its first event (" + firstLine(e) + ")");
+      }
+      if (truncatedAt == null) {
+        truncatedAt = "the point where decompression failed (" + firstLine(e) + ")";
+      }
     }
     if (!sawEvents) {
       throw new NotKinetoException("expected a JSON object with \"traceEvents\" (a Kineto trace), found an object"
