@@ -23,7 +23,6 @@ import io.apptrace.proto.Sync;
 import io.apptrace.proto.SyncScope;
 import io.apptrace.proto.ThreadStart;
 import io.apptrace.trace.ApiNames;
-import io.apptrace.trace.TraceWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -318,7 +317,7 @@ final class ImportAssembler implements Closeable {
   }
 
   /** Joins everything handed over and writes the trace's batches. */
-  Emitted write(TraceWriter out) throws IOException {
+  Emitted write(BatchPipe out) throws IOException {
     try (RecordSorter joined = new RecordSorter(J_WIDTH, 5, tmpDir, RecordSorter.DEFAULT_CHUNK)) {
       join(joined);
       placeOrphans(joined);
@@ -618,7 +617,7 @@ final class ImportAssembler implements Closeable {
     final Set<Long> streams = new HashSet<>();
   }
 
-  private Emitted emit(RecordSorter.Cursor j, TraceWriter out) throws IOException {
+  private Emitted emit(RecordSorter.Cursor j, BatchPipe out) throws IOException {
     Emitted em = new Emitted();
     ThreadOut t = null;
     Map<Long, ProcOut> procs = new HashMap<>();
@@ -687,7 +686,7 @@ final class ImportAssembler implements Closeable {
 
   private long events;
 
-  private void add(ThreadOut t, TraceWriter out, Event.Builder e) throws IOException {
+  private void add(ThreadOut t, BatchPipe out, Event.Builder e) throws IOException {
     events++;
     t.batch.addEvents(e);
     if (t.batch.getEventsCount() >= BATCH_EVENTS) {
@@ -695,11 +694,11 @@ final class ImportAssembler implements Closeable {
     }
   }
 
-  private static void flush(ThreadOut t, TraceWriter out) throws IOException {
+  private static void flush(ThreadOut t, BatchPipe out) throws IOException {
     if (t.batch.getEventsCount() == 0) {
       return;
     }
-    out.writeBatch(t.batch.build());
+    out.put(t.batch.build());
     t.batchSeq++;
     t.batch = Batch.newBuilder().setPid(t.pid).setTid(t.tid).setSeq(t.batchSeq);
   }
@@ -727,7 +726,7 @@ final class ImportAssembler implements Closeable {
   }
 
   /** The stream handle the trace uses for a profiler stream id (0 for the legacy default stream). */
-  private long stream(ThreadOut t, ProcOut p, TraceWriter out, long proc, long streamId, long start) {
+  private long stream(ThreadOut t, ProcOut p, BatchPipe out, long proc, long streamId, long start) {
     StreamKind kind = streamKinds.getOrDefault(key(proc, streamId), defaultStreamKind);
     return kind == StreamKind.LEGACY ? 0 : handle(streamId);
   }
@@ -737,14 +736,14 @@ final class ImportAssembler implements Closeable {
     return streamId > 2 ? streamId : streamId + (1L << 32);
   }
 
-  private void device(ThreadOut t, TraceWriter out, long device, long start) throws IOException {
+  private void device(ThreadOut t, BatchPipe out, long device, long start) throws IOException {
     if (device >= 0 && device != t.device) {
       t.device = device;
       add(t, out, Event.newBuilder().setEntryNs(start).setSetDevice(SetDevice.newBuilder().setDevice((int) device)));
     }
   }
 
-  private void emitRow(long[] row, ThreadOut t, ProcOut p, TraceWriter out, Emitted em) throws IOException {
+  private void emitRow(long[] row, ThreadOut t, ProcOut p, BatchPipe out, Emitted em) throws IOException {
     if (row[J_START] < t.lastEnd) {
       // a call inside the previous one (clock rounding, or a profiler that nests records): the
       // replay runs a thread's calls one after the other, so it starts when that one ended
@@ -857,7 +856,7 @@ final class ImportAssembler implements Closeable {
   }
 
   /** The body of a call that issued no GPU work: what it synchronized with, if anything. */
-  private void syncBody(long[] row, Event.Builder e, String fn, ThreadOut t, ProcOut p, TraceWriter out,
+  private void syncBody(long[] row, Event.Builder e, String fn, ThreadOut t, ProcOut p, BatchPipe out,
       Emitted em) throws IOException {
     Semantics sem = semantics(fn);
     if (sem == Semantics.NONE) {

@@ -237,8 +237,8 @@ public final class Importer {
       String truncatedAt) throws IOException {
     ImportAssembler.Emitted em;
     List<String> notes;
-    try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname()))) {
-      em = a.write(w);
+    try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname())); BatchPipe pipe = new BatchPipe(w)) {
+      em = a.write(pipe);
       notes = a.notes();
     }
     // the counts the report shows: each kind in the source beside what the trace now holds

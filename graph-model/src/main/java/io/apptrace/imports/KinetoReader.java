@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.apptrace.proto.CopyKind;
 import io.apptrace.proto.GpuActivityKind;
 import io.apptrace.proto.MemoryKind;
@@ -244,13 +245,61 @@ final class KinetoReader {
     }
   }
 
+  /**
+   * Reads field names, guessing each from the one before it in the last object seen: Kineto
+   * writes the fields of every event in the same order, and a name guessed right is matched on its
+   * bytes without being decoded and looked up.
+   */
+  static final class FieldNames {
+    private static final int MAX = 4096;
+    private final Map<String, SerializedString> after = new HashMap<>();
+    private String prev = "";
+
+    /** The object's first field comes next. */
+    FieldNames start() {
+      prev = "";
+      return this;
+    }
+
+    /** Moves to the next field and returns its name, or null at the object's end. */
+    String next(JsonParser p) throws IOException {
+      SerializedString guess = after.get(prev);
+      String k;
+      if (guess != null && p.nextFieldName(guess)) {
+        k = guess.getValue();
+      } else {
+        JsonToken t = guess == null ? p.nextToken() : p.currentToken();
+        if (t != JsonToken.FIELD_NAME) {
+          return null;
+        }
+        k = p.currentName();
+        if (guess != null || after.size() < MAX) {
+          after.put(prev, new SerializedString(k));
+        }
+      }
+      prev = k;
+      return k;
+    }
+  }
+
+  private final FieldNames eventNames = new FieldNames();
+  private final FieldNames argNames = new FieldNames();
+
   private void fields(JsonParser p, Ev e) throws IOException {
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String k = p.currentName();
+    FieldNames names = eventNames.start();
+    String k;
+    while ((k = names.next(p)) != null) {
       JsonToken v = p.nextToken();
       switch (k) {
         case "ph" -> e.ph = text(p, v);
-        case "cat" -> e.cat = text(p, v);
+        case "cat" -> {
+          e.cat = text(p, v);
+          if (e.ph != null && !"M".equals(e.ph) && !imported(e.cat)) {
+            // a CPU op, annotation or other event this reader does not use: the rest is skipped unread
+            skipRest(p);
+            return;
+          }
+        }
         case "name" -> e.name = text(p, v);
         case "pid" -> {
           e.pidNumeric = v == JsonToken.VALUE_NUMBER_INT;
@@ -276,14 +325,34 @@ final class KinetoReader {
     }
   }
 
+  /** Whether events of a category become part of the trace (or link parts of it). */
+  private static boolean imported(String cat) {
+    if (cat == null) {
+      return true;
+    }
+    return switch (cat) {
+      case "cuda_runtime", "Runtime", "cuda_driver", "Driver", "kernel", "Kernel", "gpu_memcpy", "Memcpy",
+          "gpu_memset", "Memset", "cuda_sync", "ac2g", "async_cpu_to_gpu" -> true;
+      default -> false;
+    };
+  }
+
+  private static void skipRest(JsonParser p) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      p.nextToken();
+      p.skipChildren();
+    }
+  }
+
   private static String skip(JsonParser p) throws IOException {
     p.skipChildren();
     return null;
   }
 
   private void args(JsonParser p, Ev e) throws IOException {
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String k = p.currentName();
+    FieldNames names = argNames.start();
+    String k;
+    while ((k = names.next(p)) != null) {
       JsonToken v = p.nextToken();
       switch (k) {
         case "correlation" -> e.correlation = integer(p, v, -1);

@@ -43,11 +43,14 @@ public final class ImportBench {
     for (int r = 0; r < rounds; r++) {
       resetPeaks();
       long t0 = System.nanoTime();
+      long c0 = cpuNanos();
       Importer.Result res = Importer.run(file, out, Importer.Options.defaults().withTmpDir(tmp));
       double s = (System.nanoTime() - t0) / 1e9;
+      double cpu = (cpuNanos() - c0) / 1e9;
       System.out.printf(Locale.ROOT, "round %d: %,d source events -> %,d trace events (%,d API calls, %,d kernels)"
-          + " in %.2f s: %,.0f source events/s; peak heap %,d MiB (limit %,d MiB)%n", r + 1, n, res.events(),
-          res.imported().get("API calls"), res.imported().get("kernels"), s, n / s, peakHeapMiB(),
+          + " in %.2f s (%.2f s of CPU, all threads incl. GC): %,.0f source events/s; peak heap %,d MiB (limit %,d MiB)%n",
+          r + 1, n, res.events(), res.imported().get("API calls"), res.imported().get("kernels"), s, cpu, n / s,
+          peakHeapMiB(),
           Runtime.getRuntime().maxMemory() >> 20);
     }
     Files.deleteIfExists(out);
@@ -250,6 +253,12 @@ public final class ImportBench {
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();
     }
+  }
+
+  /** CPU time of the whole process: on a loaded machine, what the import itself cost. */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static long peakHeapMiB() {
