@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     header = "Imports a trace another profiler took on a real GPU.",
     description = {
-      "Reads an Nsight Systems SQLite export (nsys export --type sqlite) or a PyTorch profiler /"
-          + " Kineto JSON trace, gzipped or not (the format is detected), and writes an apptrace trace:"
+      "Reads an Nsight Systems SQLite export (nsys export --type sqlite), an nvprof SQLite profile"
+          + " (nvprof --export-profile FILE.nvvp) or a PyTorch profiler / Kineto JSON trace, gzipped or not"
+          + " (the format is detected), and writes an apptrace trace:"
           + " API calls with their CPU times, GPU operations with their measured GPU times, memory kinds,"
           + " streams and correlation. stats, graph and replay then work on it.",
       "These formats carry no addresses: the graph has one value per copy endpoint, and its order"
@@ -35,7 +36,8 @@ import picocli.CommandLine.Spec;
 final class ImportCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "FILE", description = "An nsys SQLite export or a Kineto JSON trace.")
+  @Parameters(index = "0", paramLabel = "FILE",
+      description = "An nsys SQLite export, an nvprof .nvvp profile or a Kineto JSON trace.")
   Path file;
 
   @Option(names = {"-o", "--output"}, paramLabel = "OUT",
@@ -96,7 +98,7 @@ final class ImportCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  /** "trace.json.gz" -> "trace.apptrace". */
+  /** "trace.json.gz" -> "trace.apptrace", "run.nvvp.gz" -> "run.apptrace". */
   static String defaultName(String in) {
     String s = in;
     for (String ext : new String[] {".gz", ".sqlite", ".json", ".nvvp", ".db"}) {

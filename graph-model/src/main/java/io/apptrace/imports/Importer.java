@@ -13,18 +13,21 @@ import java.nio.file.StandardCopyOption;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
 
 /**
  * {@code apptrace import}: turns a trace another profiler took into an apptrace trace. The format
  * is detected from the file's first bytes (gzip is looked through): SQLite files are Nsight
- * Systems exports; JSON files are PyTorch profiler / Kineto traces.
+ * Systems exports or nvprof profiles (told apart by their tables); JSON files are PyTorch profiler
+ * / Kineto traces.
  */
 public final class Importer {
   /** The formats read. */
   public enum Format {
     NSYS_SQLITE("nsys-sqlite"),
+    NVPROF_SQLITE("nvprof-sqlite"),
     KINETO_JSON("kineto-json");
 
     private final String id;
@@ -127,10 +130,14 @@ public final class Importer {
         r = sqlite(in, gz, partial, out, tmp, o);
       } else if (looksLikeJson(head)) {
         r = kineto(in, gz, partial, out, tmp, o);
+      } else if (nvvpName(in)) {
+        throw new ImportException("not an nvprof SQLite profile (perhaps nvprof's older binary format): expected the"
+            + " SQLite file nvprof writes with --export-profile (-o)" + (gz ? ", gzipped or not" : "") + ", found "
+            + describe(head) + "; record one with: nvprof --export-profile OUT.nvvp APP [ARGS]");
       } else {
         throw new ImportException("not a trace apptrace imports: expected an Nsight Systems SQLite export"
-            + " (nsys export --type sqlite) or a Kineto JSON trace" + (gz ? " (gzipped or not)" : "")
-            + ", found " + describe(head));
+            + " (nsys export --type sqlite), an nvprof SQLite profile (nvprof --export-profile) or a Kineto JSON"
+            + " trace" + (gz ? " (gzipped or not)" : "") + ", found " + describe(head));
       }
       Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       return r;
@@ -138,6 +145,12 @@ public final class Importer {
       Files.deleteIfExists(partial);
       deleteTree(tmp);
     }
+  }
+
+  /** Whether the file is named like an nvprof profile (FILE.nvvp, FILE.nvvp.gz). */
+  private static boolean nvvpName(Path in) {
+    String n = in.getFileName().toString().toLowerCase(Locale.ROOT);
+    return n.endsWith(".nvvp") || n.endsWith(".nvvp.gz");
   }
 
   private static boolean startsWith(byte[] b, byte[] prefix) {
@@ -192,14 +205,20 @@ public final class Importer {
       }
     }
     try (SqliteFile db = SqliteFile.open(file); ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
-      if (!NsysReader.isNsys(db)) {
-        throw new ImportException("an SQLite file that is not an Nsight Systems export: expected the tables"
-            + " StringIds and CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found "
-            + tableList(db));
+      if (NsysReader.isNsys(db)) {
+        NsysReader r = new NsysReader(db, a);
+        r.read();
+        return finish(Format.NSYS_SQLITE, in, partial, out, a, r.source, null);
       }
-      NsysReader r = new NsysReader(db, a);
-      r.read();
-      return finish(Format.NSYS_SQLITE, in, partial, out, a, r.source, null);
+      if (NvprofReader.isNvprof(db)) {
+        NvprofReader r = new NvprofReader(db, a);
+        r.read();
+        return finish(Format.NVPROF_SQLITE, in, partial, out, a, r.source, null);
+      }
+      throw new ImportException("an SQLite file that is neither an Nsight Systems export nor an nvprof profile:"
+          + " expected the tables StringIds and CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type"
+          + " sqlite), or StringTable and CUPTI_ACTIVITY_KIND_* tables with an _id_ column (nvprof --export-profile),"
+          + " found " + tableList(db));
     } catch (SQLException e) {
       throw new ImportException("cannot read it as SQLite: " + e.getMessage());
     }

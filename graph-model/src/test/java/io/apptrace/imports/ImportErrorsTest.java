@@ -17,6 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ImportErrorsTest {
   @TempDir Path tmp;
 
+  static final String NEITHER = "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys"
+      + " export --type sqlite), an nvprof SQLite profile (nvprof --export-profile) or a Kineto JSON trace";
+
+  static final String NEITHER_SQLITE = "an SQLite file that is neither an Nsight Systems export nor an nvprof"
+      + " profile: expected the tables StringIds and CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export"
+      + " --type sqlite), or StringTable and CUPTI_ACTIVITY_KIND_* tables with an _id_ column (nvprof"
+      + " --export-profile), found";
+
   private Path out() {
     return tmp.resolve("out.apptrace");
   }
@@ -29,15 +37,13 @@ class ImportErrorsTest {
   }
 
   @Test
-  void anSqliteFileThatIsNotAnNsysExport() throws Exception {
+  void anSqliteFileThatIsNeitherAnNsysExportNorAnNvprofProfile() throws Exception {
     Path db = tmp.resolve("other.sqlite");
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
       s.execute("CREATE TABLE customers (id INTEGER, name TEXT)");
       s.execute("CREATE TABLE orders (id INTEGER)");
     }
-    fails(db, "an SQLite file that is not an Nsight Systems export: expected the tables StringIds and"
-        + " CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found 2 tables (customers,"
-        + " orders)");
+    fails(db, NEITHER_SQLITE + " 2 tables (customers, orders)");
   }
 
   @Test
@@ -47,8 +53,59 @@ class ImportErrorsTest {
       s.execute("CREATE TABLE t (x INTEGER)");
       s.execute("DROP TABLE t");
     }
-    fails(db, "an SQLite file that is not an Nsight Systems export: expected the tables StringIds and"
-        + " CUPTI_ACTIVITY_KIND_RUNTIME, _KERNEL or _MEMCPY (nsys export --type sqlite), found no tables");
+    fails(db, NEITHER_SQLITE + " no tables");
+  }
+
+  @Test
+  void anNvprofNamedSqliteFileWithoutNvprofTables() throws Exception {
+    Path db = tmp.resolve("run.nvvp");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE StringTable (_id_ INTEGER PRIMARY KEY, value TEXT)");
+      s.execute("CREATE TABLE Version (version INT)");
+    }
+    fails(db, NEITHER_SQLITE + " 2 tables (StringTable, Version)");
+  }
+
+  @Test
+  void aGzippedSqliteFileOfNeitherFormatLeavesNoDecompressedCopy() throws Exception {
+    Path db = tmp.resolve("other.sqlite");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE customers (id INTEGER, name TEXT)");
+    }
+    Path gz = tmp.resolve("other.nvvp.gz");
+    try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(gz))) {
+      Files.copy(db, o);
+    }
+    Files.delete(db);
+    fails(gz, NEITHER_SQLITE + " 1 table (customers)");
+    try (var left = Files.list(tmp)) {
+      assertThat(left.map(p -> p.getFileName().toString())).as("the decompressed copy is deleted")
+          .containsExactly("other.nvvp.gz");
+    }
+  }
+
+  @Test
+  void anNvvpFileThatIsNotSqlite() throws Exception {
+    Path in = tmp.resolve("old.nvvp");
+    Files.write(in, new byte[] {'N', 'V', 'P', 'F', 0, 0, 0, 1});
+    fails(in, "not an nvprof SQLite profile (perhaps nvprof's older binary format): expected the SQLite file nvprof"
+        + " writes with --export-profile (-o), found a file starting \"NVPF\\x00\\x00\\x00\\x01\"; record one with:"
+        + " nvprof --export-profile OUT.nvvp APP [ARGS]");
+  }
+
+  @Test
+  void aGzippedNvvpFileThatIsNotSqlite() throws Exception {
+    Path in = tmp.resolve("old.NVVP.gz");
+    try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(in))) {
+      o.write(new byte[] {1, 2, 3});
+    }
+    fails(in, "not an nvprof SQLite profile (perhaps nvprof's older binary format): expected the SQLite file nvprof"
+        + " writes with --export-profile (-o), gzipped or not, found a file starting \"\\x01\\x02\\x03\"; record"
+        + " one with: nvprof --export-profile OUT.nvvp APP [ARGS]");
+    try (var left = Files.list(tmp)) {
+      assertThat(left.map(p -> p.getFileName().toString())).as("no temporary file is left").containsExactly(
+          "old.NVVP.gz");
+    }
   }
 
   @Test
@@ -92,16 +149,14 @@ class ImportErrorsTest {
   void neitherFormat() throws Exception {
     Path in = tmp.resolve("x.bin");
     Files.write(in, new byte[] {0, 1, 2, 'A', 'B'});
-    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
-        + " or a Kineto JSON trace, found a file starting \"\\x00\\x01\\x02AB\"");
+    fails(in, NEITHER + ", found a file starting \"\\x00\\x01\\x02AB\"");
   }
 
   @Test
   void anEmptyFile() throws Exception {
     Path in = tmp.resolve("empty.json");
     Files.write(in, new byte[0]);
-    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
-        + " or a Kineto JSON trace, found an empty file");
+    fails(in, NEITHER + ", found an empty file");
   }
 
   @Test
@@ -110,8 +165,7 @@ class ImportErrorsTest {
     try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(in))) {
       o.write("hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
-    fails(in, "not a trace apptrace imports: expected an Nsight Systems SQLite export (nsys export --type sqlite)"
-        + " or a Kineto JSON trace (gzipped or not), found a file starting \"hello\"");
+    fails(in, NEITHER + " (gzipped or not), found a file starting \"hello\"");
   }
 
   @Test

@@ -1,0 +1,155 @@
+package io.apptrace.imports;
+
+import io.apptrace.proto.GpuActivityKind;
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.KernelNames;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+
+/**
+ * The GPU work of an nvprof profile: CUPTI_ACTIVITY_KIND_KERNEL and _CONCURRENT_KERNEL,
+ * _MEMCPY and _MEMCPY2 (peer copies), _MEMSET, handed to the {@link ImportAssembler} as GPU
+ * records to join with their calls by correlation id. Columns are probed as in
+ * {@link NvprofReader}.
+ */
+final class NvprofGpuWork {
+  private final SqliteFile db;
+  private final ImportAssembler out;
+  private final Map<Long, String> strings;
+  private final long proc;
+
+  NvprofGpuWork(SqliteFile db, ImportAssembler out, Map<Long, String> strings, long proc) {
+    this.db = db;
+    this.out = out;
+    this.strings = strings;
+    this.proc = proc;
+  }
+
+  private String column(String table, String... choices) {
+    return NvprofReader.column(db, out, table, choices);
+  }
+
+  private static String or(String col, String constant) {
+    return NvprofReader.or(col, constant);
+  }
+
+  /** Columns 1-6 of every GPU query: start, end, deviceId, streamId, correlationId, process key. */
+  private String common(String table) {
+    return "SELECT start, end, " + or(column(table, "deviceId"), "0") + ", " + or(column(table, "streamId"), "0")
+        + ", " + or(column(table, "correlationId"), "0") + ", " + proc;
+  }
+
+  private static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
+    r[ImportAssembler.G_KIND] = kind.getNumber();
+    r[ImportAssembler.G_START] = rs.getLong(1);
+    r[ImportAssembler.G_END] = rs.getLong(2);
+    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
+    r[ImportAssembler.G_STREAM] = rs.getLong(4);
+    r[ImportAssembler.G_CORR] = rs.getLong(5);
+    r[ImportAssembler.G_PROC] = rs.getLong(6);
+  }
+
+  long kernels(String table) throws SQLException {
+    if (!db.has(table)) {
+      return 0;
+    }
+    StringBuilder sel = new StringBuilder(common(table)).append(", ").append(or(column(table, "name"), "NULL"));
+    for (String d : new String[] {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"}) {
+      sel.append(", ").append(or(column(table, d), "1"));
+    }
+    sel.append(", ").append(or(db.first(table, "dynamicSharedMemory"), "0"));
+    sel.append(", ").append(or(db.first(table, "contextId"), "0"));
+    long n = 0;
+    try (ResultSet rs = db.query(sel + " FROM " + table)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        common(r, rs, GpuActivityKind.GPU_KERNEL);
+        // CUPTI names kernels by their mangled name; the trace's kernel name is the display name
+        String mangled = rs.getObject(7) != null ? strings.getOrDefault(rs.getLong(7), "") : "";
+        r[ImportAssembler.G_NAME] = out.strings.id(mangled.isEmpty() ? "kernel" : KernelNames.fromMangled(mangled));
+        if (!mangled.isEmpty()) {
+          r[ImportAssembler.G_MANGLED] = out.strings.id(mangled);
+        }
+        r[ImportAssembler.G_GRID] = (rs.getLong(8) & 0xffffffffL) | (rs.getLong(9) & 0xffff) << 32
+            | (rs.getLong(10) & 0xffff) << 48;
+        r[ImportAssembler.G_BLOCK] = (rs.getLong(11) & 0xffff) | (rs.getLong(12) & 0xffff) << 16
+            | (rs.getLong(13) & 0xffff) << 32;
+        r[ImportAssembler.G_SHMEM] = rs.getLong(14);
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(15);
+        out.gpu(r);
+      }
+    }
+    return n;
+  }
+
+  /**
+   * CUpti_ActivityMemoryKind: 0 unknown, 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6
+   * device static, 7 managed static.
+   */
+  static MemoryKind memoryKind(long k) {
+    return switch ((int) k) {
+      case 1 -> MemoryKind.PAGEABLE;
+      case 2 -> MemoryKind.PINNED;
+      case 3, 6 -> MemoryKind.DEVICE;
+      case 4 -> MemoryKind.ARRAY;
+      case 5, 7 -> MemoryKind.MANAGED;
+      default -> MemoryKind.MEMORY_KIND_UNSPECIFIED;
+    };
+  }
+
+  /** _MEMCPY, or _MEMCPY2 (peer copies, with their source and destination devices). */
+  long memcpys(String table) throws SQLException {
+    if (!db.has(table)) {
+      return 0;
+    }
+    boolean two = table.equals(NvprofReader.MEMCPY2);
+    String sql = common(table) + ", " + or(column(table, "bytes"), "0") + ", " + or(column(table, "copyKind"), "0")
+        + ", " + or(column(table, "srcKind"), "0") + ", " + or(column(table, "dstKind"), "0") + ", "
+        + (two ? or(column(table, "srcDeviceId"), "NULL") : "NULL") + ", "
+        + (two ? or(column(table, "dstDeviceId"), "NULL") : "NULL") + ", " + or(db.first(table, "contextId"), "0")
+        + " FROM " + table;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        long ck = rs.getLong(8);
+        common(r, rs, two || ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
+        r[ImportAssembler.G_BYTES] = rs.getLong(7);
+        r[ImportAssembler.G_COPY] = NsysReader.copyKind(ck).getNumber()
+            | (long) memoryKind(rs.getLong(9)).getNumber() << 8 | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
+        if (rs.getObject(11) != null && rs.getObject(12) != null) {
+          r[ImportAssembler.G_PEER] = (rs.getLong(11) + 1) | (rs.getLong(12) + 1) << 32;
+        }
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(13);
+        out.gpu(r);
+      }
+    }
+    return n;
+  }
+
+  long memsets(String table) throws SQLException {
+    if (!db.has(table)) {
+      return 0;
+    }
+    String sql = common(table) + ", " + or(column(table, "bytes"), "0") + ", " + or(db.first(table, "value"), "0")
+        + ", " + or(db.first(table, "memoryKind"), "3") + ", " + or(db.first(table, "contextId"), "0") + " FROM "
+        + table;
+    long n = 0;
+    try (ResultSet rs = db.query(sql)) {
+      while (rs.next()) {
+        n++;
+        long[] r = out.gpuRecord();
+        common(r, rs, GpuActivityKind.GPU_MEMSET);
+        r[ImportAssembler.G_BYTES] = rs.getLong(7);
+        r[ImportAssembler.G_VALUE] = rs.getLong(8);
+        r[ImportAssembler.G_COPY] = (long) memoryKind(rs.getLong(9)).getNumber() << 16;
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
+        out.gpu(r);
+      }
+    }
+    return n;
+  }
+}
