@@ -207,15 +207,17 @@ final class NsysReader {
     String corr = or(column(table, "correlationId"), "0");
     String nameExpr = name != null ? name : or(db.first(table, "name"), "''");
     long n = 0;
-    try (ResultSet rs = db.query("SELECT start, end, globalTid, " + corr + ", " + nameExpr + ", " + ret
+    // the function names of the calls, by name id, with their version suffix removed once
+    Map<Long, String> functions = new HashMap<>();
+    try (ResultSet rs = db.query("SELECT start, end - start, globalTid, " + corr + ", " + nameExpr + ", " + ret
         + " FROM " + table)) {
       while (rs.next()) {
         n++;
         long g = rs.getLong(3);
         long pid = pidOf(g);
-        String fn = name != null ? name(rs.getLong(5)) : String.valueOf(rs.getString(5));
-        out.call(pid, rs.getLong(4), pid, tidOf(g), rs.getLong(1), rs.getLong(2) - rs.getLong(1), stripVersion(fn),
-            rs.getLong(6));
+        String fn = name != null ? functions.computeIfAbsent(rs.getLong(5), id -> stripVersion(name(id)))
+            : stripVersion(String.valueOf(rs.getString(5)));
+        out.call(pid, rs.getLong(4), pid, tidOf(g), rs.getLong(1), rs.getLong(2), fn, rs.getLong(6));
       }
     }
     source.put(what, n);
@@ -250,31 +252,37 @@ final class NsysReader {
     }
     String nameCol = or(db.first(KERNEL, "demangledName", "shortName", "name"), "NULL");
     String mangled = or(db.first(KERNEL, "mangledName"), "NULL");
+    String[] d = new String[6];
     String[] dims = {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"};
-    StringBuilder sel = new StringBuilder("SELECT start, end, deviceId, streamId, " + or(column(KERNEL,
-        "correlationId"), "0") + ", " + pidExpr(KERNEL) + ", " + nameCol + ", " + mangled);
-    for (String d : dims) {
-      sel.append(", ").append(or(db.first(KERNEL, d), "1"));
+    for (int i = 0; i < dims.length; i++) {
+      d[i] = "(" + or(db.first(KERNEL, dims[i]), "1") + ")";
     }
-    sel.append(", ").append(or(db.first(KERNEL, "dynamicSharedMemory"), "0"));
-    sel.append(", ").append(or(db.first(KERNEL, "contextId"), "0"));
+    // grid and block packed as the assembler keeps them, by SQLite: two columns read, not six
+    String grid = "(" + d[0] + " & 4294967295) | ((" + d[1] + " & 65535) << 32) | ((" + d[2] + " & 65535) << 48)";
+    String block = "(" + d[3] + " & 65535) | ((" + d[4] + " & 65535) << 16) | ((" + d[5] + " & 65535) << 32)";
+    String sel = "SELECT start, end, deviceId, streamId, " + or(column(KERNEL, "correlationId"), "0") + ", "
+        + pidExpr(KERNEL) + ", ifnull(" + nameCol + ", -1), ifnull(" + mangled + ", -1), " + grid + ", " + block
+        + ", " + or(db.first(KERNEL, "dynamicSharedMemory"), "0") + ", " + or(db.first(KERNEL, "contextId"), "0");
     long n = 0;
+    Map<Long, Integer> nameIds = new HashMap<>(); // StringIds id to the assembler's string id
+    Map<Long, Integer> mangledIds = new HashMap<>();
     try (ResultSet rs = db.query(sel + " FROM " + KERNEL)) {
       while (rs.next()) {
         n++;
         long[] r = out.gpuRecord();
         common(r, rs, GpuActivityKind.GPU_KERNEL);
-        String kn = rs.getObject(7) != null ? name(rs.getLong(7)) : "";
-        r[ImportAssembler.G_NAME] = out.strings.id(kn.isEmpty() ? "kernel" : kn);
-        if (rs.getObject(8) != null && !name(rs.getLong(8)).isEmpty()) {
-          r[ImportAssembler.G_MANGLED] = out.strings.id(name(rs.getLong(8)));
+        r[ImportAssembler.G_NAME] = nameIds.computeIfAbsent(rs.getLong(7), id -> {
+          String kn = id < 0 ? "" : name(id);
+          return out.strings.id(kn.isEmpty() ? "kernel" : kn);
+        });
+        long m = rs.getLong(8);
+        if (m >= 0 && !name(m).isEmpty()) {
+          r[ImportAssembler.G_MANGLED] = mangledIds.computeIfAbsent(m, k -> out.strings.id(name(k)));
         }
-        r[ImportAssembler.G_GRID] = (rs.getLong(9) & 0xffffffffL) | (rs.getLong(10) & 0xffff) << 32
-            | (rs.getLong(11) & 0xffff) << 48;
-        r[ImportAssembler.G_BLOCK] = (rs.getLong(12) & 0xffff) | (rs.getLong(13) & 0xffff) << 16
-            | (rs.getLong(14) & 0xffff) << 32;
-        r[ImportAssembler.G_SHMEM] = rs.getLong(15);
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(16);
+        r[ImportAssembler.G_GRID] = rs.getLong(9);
+        r[ImportAssembler.G_BLOCK] = rs.getLong(10);
+        r[ImportAssembler.G_SHMEM] = rs.getLong(11);
+        r[ImportAssembler.G_CONTEXT] = rs.getLong(12);
         out.gpu(r);
       }
     }
