@@ -24,6 +24,10 @@ import org.snakeyaml.engine.v2.nodes.MappingNode;
  * naming the file, line, column and key. What-if overrides ({@code --set PATH=VALUE}, {@link
  * NodeOverride}) change the composed file before it is checked; an error about a value one gave
  * names the {@code --set} instead of a line of the file.
+ *
+ * <p>A node to price things on must be complete: a value written {@code unknown} (as {@code
+ * apptrace topo} leaves what it cannot read from a machine) is refused by name, with how to fill
+ * it in. {@link #parseSkeleton} and {@link #loadSkeleton} read such a file without refusing it.
  */
 public final class NodeLoader {
   /** Where the bundled node files are, on the class path. */
@@ -136,6 +140,19 @@ public final class NodeLoader {
     }
   }
 
+  /**
+   * A node file that may be incomplete (values written {@code unknown}, no GPU), checked for
+   * everything else.
+   */
+  public static NodeSkeleton loadSkeleton(Path file) throws NodeFileException {
+    return parseSkeleton(file.toString(), read(file), file.toString());
+  }
+
+  /** As {@link #loadSkeleton}, from text; {@code file} names it in errors. */
+  public static NodeSkeleton parseSkeleton(String file, String text, String source) throws NodeFileException {
+    return read(YamlMap.parse(file, text), source, false);
+  }
+
   /** A node file. */
   public static Node load(Path file) throws NodeFileException {
     return parse(file.toString(), read(file), file.toString());
@@ -185,8 +202,16 @@ public final class NodeLoader {
     return parse(YamlMap.parse(file, text), source);
   }
 
-  /** Reads and checks a composed node file (its top-level mapping, which it may have changed). */
+  /** Reads and checks a composed node file, which must be complete. */
   private static Node parse(YamlMap root, String source) throws NodeFileException {
+    return read(root, source, true).node();
+  }
+
+  /**
+   * Reads and checks a composed node file (its top-level mapping, which it may have changed);
+   * {@code complete}: refuse values written {@code unknown}, and a node without GPUs.
+   */
+  private static NodeSkeleton read(YamlMap root, String source, boolean complete) throws NodeFileException {
     String name = root.string("name");
     String description = root.string("description");
     List<String> aliases = strings(root.scalars("aliases", false));
@@ -215,7 +240,7 @@ public final class NodeLoader {
             * bus.integer("transfers_per_cycle", 1, 16);
         bus.done();
       }
-      cpus.add(new Node.Cpu(id, c.string("model"), c.integer("cores", 1, 100_000),
+      cpus.add(new Node.Cpu(id, c.string("model"), c.count("cores", 1, 100_000),
           c.optQuantity("clock", Units.Kind.FREQUENCY), numa, c.optQuantity("memory", Units.Kind.SIZE), memBw));
       c.done();
     }
@@ -239,13 +264,13 @@ public final class NodeLoader {
         pf.get().done();
       }
       gpus.add(new Node.Gpu(id, gpus.size(), g.string("model"), g.quantity("memory", Units.Kind.SIZE),
-          g.quantity("memory_bandwidth", Units.Kind.BANDWIDTH), flops, g.integer("copy_engines", 1, 64),
+          g.quantity("memory_bandwidth", Units.Kind.BANDWIDTH), flops, g.count("copy_engines", 1, 64),
           g.bool("implicit_sync", false), g.bool("concurrent_kernels", true),
-          g.optInteger("sms", 1, 100_000).orElse(0), g.optQuantity("clock", Units.Kind.FREQUENCY),
+          g.optCount("sms", 1, 100_000).orElse(0), g.optQuantity("clock", Units.Kind.FREQUENCY),
           g.optQuantity("launch_overhead", Units.Kind.TIME).orElse(5e-6)));
       g.done();
     }
-    if (gpus.isEmpty()) {
+    if (gpus.isEmpty() && complete) {
       throw root.error("gpus", "a node needs at least one GPU");
     }
 
@@ -286,10 +311,16 @@ public final class NodeLoader {
     Node.Measured measured = root.map("measured").isPresent() ? measured(root.map("measured").get())
         : Node.Measured.none();
     root.done();
+    List<NodeSkeleton.Unknown> unknowns = root.unknowns();
+    if (complete && !unknowns.isEmpty()) {
+      int more = unknowns.size() - 1;
+      throw new NodeFileException(unknowns.get(0).message() + (more == 0 ? ""
+          : " (and " + more + " more unknown value" + (more == 1 ? "" : "s") + ")"));
+    }
     Node node = new Node(name, description, aliases, sources, cpuSpeed, cpus, gpus, switches, links, peer,
         measured, source);
     Topology.of(node); // every GPU must be reachable from host memory
-    return node;
+    return new NodeSkeleton(node, unknowns);
   }
 
   private static List<String> strings(List<YamlMap.Scalar> s) {
@@ -361,8 +392,8 @@ public final class NodeLoader {
     double bandwidth;
     switch (type) {
       case PCIE -> {
-        int gen = l.integer("generation", 1, 6);
-        int lanes = l.integer("lanes", 1, 32);
+        int gen = l.count("generation", 1, 6);
+        int lanes = l.count("lanes", 1, 32);
         if (Integer.bitCount(lanes) != 1) {
           throw l.error("lanes", lanes + " lanes: PCIe links have 1, 2, 4, 8, 16 or 32");
         }
@@ -387,8 +418,8 @@ public final class NodeLoader {
         bandwidth = PcieGeneration.of(gen).linkBandwidth(lanes) * count;
       }
       case NVLINK -> {
-        nvGen = l.integer("generation", 1, 5);
-        int lanes = l.optInteger("lanes", 1, 64).orElse(1);
+        nvGen = l.count("generation", 1, 5);
+        int lanes = l.optCount("lanes", 1, 64).orElse(1);
         OptionalDouble laneBw = l.optQuantity("lane_bandwidth", Units.Kind.BANDWIDTH);
         OptionalDouble whole = l.optQuantity("bandwidth", Units.Kind.BANDWIDTH);
         if (laneBw.isPresent() && whole.isPresent()) {

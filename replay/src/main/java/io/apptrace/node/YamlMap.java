@@ -25,7 +25,9 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 /**
  * One YAML mapping of a node file, read key by key with the file, line and column of every value
  * at hand for error messages. {@link #done()} then refuses the keys nobody asked for: a misspelt
- * key is an error, never silently ignored.
+ * key is an error, never silently ignored. A quantity or a count written {@code unknown} is
+ * collected, with where it is, in a list all mappings of one file share ({@link #unknowns()});
+ * the reader gets a placeholder and decides whether the file may have any.
  */
 final class YamlMap {
   /** Limits against hostile files: a document this big or this aliased is no node file. */
@@ -38,11 +40,15 @@ final class YamlMap {
   private final Node node;
   private final Map<String, NodeTuple> entries = new LinkedHashMap<>();
   private final Set<String> used = new TreeSet<>();
+  /** The values written {@code unknown} in this file so far, in reading order. */
+  private final List<NodeSkeleton.Unknown> unknowns;
 
-  private YamlMap(String file, String path, MappingNode node) throws NodeFileException {
+  private YamlMap(String file, String path, MappingNode node, List<NodeSkeleton.Unknown> unknowns)
+      throws NodeFileException {
     this.file = file;
     this.path = path;
     this.node = node;
+    this.unknowns = unknowns;
     for (NodeTuple t : node.getValue()) {
       if (!(t.getKeyNode() instanceof ScalarNode k)) {
         throw error(t.getKeyNode(), path, "a key must be a plain name");
@@ -53,7 +59,7 @@ final class YamlMap {
 
   /** Parses a whole document, which must be a mapping. */
   static YamlMap parse(String file, String text) throws NodeFileException {
-    return new YamlMap(file, "", compose(file, text));
+    return new YamlMap(file, "", compose(file, text), new ArrayList<>());
   }
 
   /**
@@ -94,7 +100,7 @@ final class YamlMap {
   /** The top-level mapping of a composed file that overrides changed, read key by key. */
   static YamlMap root(String file, MappingNode root) throws NodeFileException {
     checkDepth(file, root, 0);
-    return new YamlMap(file, "", root);
+    return new YamlMap(file, "", root, new ArrayList<>());
   }
 
   /**
@@ -142,6 +148,11 @@ final class YamlMap {
   /** Where this mapping is, as a key path ({@code gpus[2]}). */
   String path() {
     return path;
+  }
+
+  /** The values written {@code unknown} in the whole file so far, in reading order. */
+  List<NodeSkeleton.Unknown> unknowns() {
+    return List.copyOf(unknowns);
   }
 
   boolean has(String key) {
@@ -196,6 +207,33 @@ final class YamlMap {
   OptionalInt optInteger(String key, int min, int max) throws NodeFileException {
     Optional<Node> n = optValue(key);
     return n.isEmpty() ? OptionalInt.empty() : OptionalInt.of(toInt(key, n.get(), min, max));
+  }
+
+  /**
+   * A count that may be written {@code unknown} (cores, copy engines, lanes): then it is
+   * collected and {@code min} stands in for it.
+   */
+  int count(String key, int min, int max) throws NodeFileException {
+    Node n = value(key);
+    return isUnknown(key, n, "a whole number") ? min : toInt(key, n, min, max);
+  }
+
+  /** As {@link #count}, for a key that may be absent. */
+  OptionalInt optCount(String key, int min, int max) throws NodeFileException {
+    Optional<Node> n = optValue(key);
+    if (n.isEmpty()) {
+      return OptionalInt.empty();
+    }
+    return OptionalInt.of(isUnknown(key, n.get(), "a whole number") ? min : toInt(key, n.get(), min, max));
+  }
+
+  /** Whether a value is written {@code unknown}; if so it is collected, with how to write it. */
+  private boolean isUnknown(String key, Node n, String example) {
+    if (!(n instanceof ScalarNode s) || !s.getValue().strip().equals(NodeSkeleton.UNKNOWN)) {
+      return false;
+    }
+    unknowns.add(new NodeSkeleton.Unknown(location(file, n), keyPath(key), example));
+    return true;
   }
 
   private int toInt(String key, Node n, int min, int max) throws NodeFileException {
@@ -256,7 +294,11 @@ final class YamlMap {
     return n.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(toQuantity(key, n.get(), kind));
   }
 
+  /** A quantity; one written {@code unknown} is collected and NaN stands in for it. */
   private double toQuantity(String key, Node n, Units.Kind kind) throws NodeFileException {
+    if (isUnknown(key, n, kind.example())) {
+      return Double.NaN;
+    }
     String s = scalar(key, n);
     try {
       double v = Units.parse(s, kind);
@@ -285,7 +327,7 @@ final class YamlMap {
       if (!(c instanceof MappingNode m)) {
         throw error(c, p, "expected a mapping of keys");
       }
-      out.add(new YamlMap(file, p, m));
+      out.add(new YamlMap(file, p, m, unknowns));
     }
     return out;
   }
@@ -299,7 +341,7 @@ final class YamlMap {
     if (!(n.get() instanceof MappingNode m)) {
       throw error(n.get(), keyPath(key), "expected a mapping of keys");
     }
-    return Optional.of(new YamlMap(file, keyPath(key), m));
+    return Optional.of(new YamlMap(file, keyPath(key), m, unknowns));
   }
 
   /** A list of single values ({@code [a, b]}), or a single value as a list of one. */
@@ -417,9 +459,13 @@ final class YamlMap {
   }
 
   private static NodeFileException error(String file, Node at, String where, String message) {
+    return new NodeFileException(location(file, at) + ": " + (where.isEmpty() ? "" : where + ": ") + message);
+  }
+
+  /** Where a value is: {@code file:line:column}, or the label of a value given outside the file. */
+  private static String location(String file, Node at) {
     // a value from the file is located by line and column; one given outside it (--set) by its label
-    String loc = at.getStartMark().map(m -> !m.getName().equals(file) ? m.getName()
+    return at.getStartMark().map(m -> !m.getName().equals(file) ? m.getName()
         : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1)).orElse(file);
-    return new NodeFileException(loc + ": " + (where.isEmpty() ? "" : where + ": ") + message);
   }
 }

@@ -1,0 +1,146 @@
+package io.apptrace.cli;
+
+import io.apptrace.node.NodeFileException;
+import io.apptrace.node.NodeLoader;
+import io.apptrace.node.NodeSkeleton;
+import io.apptrace.topo.SkeletonWriter;
+import io.apptrace.topo.Topo;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code apptrace topo [-o NODE.yaml] [--name NAME] [--no-hwloc]}: a node file skeleton of this machine. */
+@Command(
+    name = "topo",
+    mixinStandardHelpOptions = true,
+    header = "Writes a node file skeleton of this machine.",
+    description =
+        "Enumerates this machine (sockets, NUMA nodes and the PCI tree through libhwloc, or /sys without it;"
+            + " NVIDIA GPUs and their NVLinks through NVML) and writes a node file (docs/NODE-FORMAT.md) with every"
+            + " value it cannot know written 'unknown', for you to fill in before replaying on it. A summary"
+            + " goes to stderr. docs/TOPO.md says what is read where.")
+final class TopoCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "NODE.yaml",
+      description = "Write the node file here (default: print it).")
+  Path output;
+
+  @Option(names = "--name", paramLabel = "NAME", description = "The node's name (default: this machine's host name).")
+  String name;
+
+  @Option(names = "--no-hwloc", description = "Read /sys only, even where libhwloc is installed.")
+  boolean noHwloc;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    Phases phases = new Phases(err, System.console() != null);
+    Topo.Result r;
+    try {
+      r = Topo.thisMachine(!noHwloc, phases::show);
+    } catch (IOException e) {
+      throw new UserException("cannot enumerate this machine: " + e.getMessage());
+    } finally {
+      phases.clear();
+    }
+    String host = host();
+    SkeletonWriter.Skeleton s = SkeletonWriter.write(r, name == null ? host : name, host);
+    String label = output == null ? "the skeleton" : output.toString();
+    NodeSkeleton read;
+    try {
+      read = NodeLoader.parseSkeleton(label, s.yaml(), label);
+    } catch (NodeFileException e) {
+      throw new IllegalStateException("the skeleton does not read back: " + e.getMessage() + "\n" + s.yaml(), e);
+    }
+    if (output == null) {
+      spec.commandLine().getOut().print(s.yaml());
+      spec.commandLine().getOut().flush();
+    } else {
+      write(output, s.yaml());
+    }
+    TopoText.summary(r, read, err);
+    for (String note : r.notes()) {
+      err.println("apptrace topo: note: " + note);
+    }
+    for (String note : s.notes()) {
+      err.println("apptrace topo: note: " + note);
+    }
+    if (output != null) {
+      err.println("apptrace topo: wrote " + output + (read.unknowns().isEmpty() ? ""
+          : "; fill in its " + read.unknowns().size() + " unknown value" + (read.unknowns().size() == 1 ? "" : "s")
+          + " before replaying on it"));
+    }
+    err.flush();
+    return ExitCodes.OK;
+  }
+
+  /** Writes FILE.partial, then moves it over FILE: a reader never sees half a node file. */
+  private static void write(Path file, String text) {
+    Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    try {
+      Files.writeString(partial, text, StandardCharsets.UTF_8);
+      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      try {
+        Files.deleteIfExists(partial);
+      } catch (IOException ignored) {
+        // the first error is the one to report
+      }
+      String why = e instanceof NoSuchFileException ? "its folder does not exist"
+          : e instanceof AccessDeniedException ? "permission denied" : e.getMessage();
+      throw new UserException("cannot write " + file + ": " + why);
+    }
+  }
+
+  /** The host name, as the kernel has it. */
+  private static String host() {
+    try {
+      String h = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+      if (!h.isEmpty()) {
+        return h;
+      }
+    } catch (IOException e) {
+      // not Linux, or no /proc: fall back
+    }
+    String env = System.getenv("HOSTNAME");
+    return env == null || env.isBlank() ? "this-machine" : env.strip();
+  }
+
+  /** One progress line per phase, on a terminal only: topo takes well under a second. */
+  private static final class Phases {
+    private final PrintWriter err;
+    private final boolean live;
+    private boolean shown;
+
+    Phases(PrintWriter err, boolean live) {
+      this.err = err;
+      this.live = live;
+    }
+
+    void show(String phase) {
+      if (live) {
+        err.print("\r\033[Kapptrace topo: " + phase + " ...");
+        err.flush();
+        shown = true;
+      }
+    }
+
+    void clear() {
+      if (shown) {
+        err.print("\r\033[K");
+        err.flush();
+      }
+    }
+  }
+}
