@@ -807,7 +807,9 @@ final class ImportAssembler implements Closeable {
         }
         case GPU_KERNEL -> {
           em.kernels++;
-          long kernelId = row[jg(G_NAME)] + 1;
+          // one kernel per mangled name where the source gives it: two instantiations of a template
+          // can display alike
+          long kernelId = (row[jg(G_MANGLED)] >= 0 ? row[jg(G_MANGLED)] : row[jg(G_NAME)]) + 1;
           if (p.kernels.add(kernelId)) {
             String name = strings.get(row[jg(G_NAME)]);
             String mangled = row[jg(G_MANGLED)] >= 0 ? strings.get(row[jg(G_MANGLED)]) : name;
