@@ -21,7 +21,7 @@ public final class Main {
    * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
    */
   private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "import", "stats", "graph",
-      "replay", "nodes", "model", "validate", "dump", "demo");
+      "replay", "nodes", "model", "validate", "calibrate", "dump", "demo");
 
   private static Object command(String name) {
     return switch (name) {
@@ -34,6 +34,7 @@ public final class Main {
       case "nodes" -> new NodesCommand();
       case "model" -> new ModelCommand();
       case "validate" -> new ValidateCommand();
+      case "calibrate" -> new CalibrateCommand();
       case "dump" -> new DumpCommand();
       case "demo" -> new DemoCommand();
       default -> throw new IllegalArgumentException(name);
