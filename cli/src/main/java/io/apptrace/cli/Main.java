@@ -21,7 +21,7 @@ public final class Main {
    * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
    */
   private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "import", "stats", "graph",
-      "replay", "nodes", "model", "topo", "validate", "dump", "demo");
+      "replay", "nodes", "model", "topo", "validate", "calibrate", "dump", "demo");
 
   private static Object command(String name) {
     return switch (name) {
@@ -35,6 +35,7 @@ public final class Main {
       case "model" -> new ModelCommand();
       case "topo" -> new TopoCommand();
       case "validate" -> new ValidateCommand();
+      case "calibrate" -> new CalibrateCommand();
       case "dump" -> new DumpCommand();
       case "demo" -> new DemoCommand();
       default -> throw new IllegalArgumentException(name);

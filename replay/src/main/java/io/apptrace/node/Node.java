@@ -111,19 +111,23 @@ public record Node(
   /**
    * Measured parameters: each wins over the datasheet where present.
    *
+   * @param bandwidth the large-transfer bandwidth 1/G fitted per kind (seeds 001 sec. V-A), bytes per
+   *     second, as {@code apptrace calibrate} writes it: with {@code latency}, the kind's LogGP form
    * @param curves bandwidth by size between a NUMA node and a GPU local to it
    */
   public record Measured(String source, boolean simulated, Map<TransferKind, Double> latency,
       Optional<String> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
-      Map<TransferKind, Curve> curves, PageFaults pageFaults, double migrationGranularity) {
+      Map<TransferKind, Double> bandwidth, Map<TransferKind, Curve> curves, PageFaults pageFaults,
+      double migrationGranularity) {
     public Measured {
       latency = Map.copyOf(latency);
+      bandwidth = Map.copyOf(bandwidth);
       curves = Map.copyOf(curves);
     }
 
     static Measured none() {
       OptionalDouble no = OptionalDouble.empty();
-      return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(),
+      return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(), Map.of(),
           new PageFaults(no, no, no, no), 64 * 1024);
     }
   }

@@ -507,6 +507,14 @@ public final class NodeLoader {
       gapD2h = gap.get().optQuantity("d2h", Units.Kind.TIME);
       gap.get().done();
     }
+    Map<TransferKind, Double> bandwidth = new EnumMap<>(TransferKind.class);
+    Optional<YamlMap> bw = m.map("bandwidth");
+    if (bw.isPresent()) {
+      for (String k : bw.get().keys()) {
+        bandwidth.put(kind(bw.get(), k), bw.get().quantity(k, Units.Kind.BANDWIDTH));
+      }
+      bw.get().done();
+    }
     Map<TransferKind, Curve> curves = new LinkedHashMap<>();
     Optional<YamlMap> cs = m.map("curves");
     if (cs.isPresent()) {
@@ -545,7 +553,8 @@ public final class NodeLoader {
     }
     double granularity = m.optQuantity("migration_granularity", Units.Kind.SIZE).orElse(64 * 1024);
     m.done();
-    return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, curves, faults, granularity);
+    return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, bandwidth, curves, faults,
+        granularity);
   }
 
   private static TransferKind kind(YamlMap m, String key) throws NodeFileException {

@@ -89,7 +89,7 @@ final class NodeOverrides {
         "between", "type", "duplex", "efficiency", "count", "generation", "lanes", "mps", "mrrs", "rcb",
         "overheads", map(Map.of(), "mrd", "mwr", "cpld"), "lane_bandwidth", "bandwidth");
     Place measured = map(Map.of(), "source", "simulated", "latency", leaves(kinds), "latency_from",
-        "gap", map(Map.of(), "h2d", "d2h"), "curves", leaves(kinds),
+        "gap", map(Map.of(), "h2d", "d2h"), "bandwidth", leaves(kinds), "curves", leaves(kinds),
         "page_fault", map(Map.of(), "cpu_to_gpu", "gpu_to_cpu", "gpu_gpu_local", "gpu_gpu_remote"),
         "migration_granularity");
     ROOT = map(Map.of(), "name", "description", "aliases", "sources", "cpu_speed_factor",

@@ -18,7 +18,9 @@ import java.util.TreeMap;
  * Measured cudaMemcpy times in the format of Pearson's thesis data
  * ({@code realdata/pearson-ms-thesis/memcpy_summary.csv}; columns machine, benchmark, src_mem,
  * dst_mem, peer, numa, src_numa, dst_numa, gpu, src_gpu, dst_gpu, bytes, ..., median_ns, ...):
- * one row a measured size of one benchmark, by machine, NUMA node and GPUs.
+ * one row a measured size of one benchmark, by machine, NUMA node and GPUs. {@code apptrace
+ * calibrate} writes the same format, with three benchmarks of its own: device-to-device copies and
+ * managed-memory prefetches both ways.
  */
 public final class MemcpyData {
   /**
@@ -35,15 +37,19 @@ public final class MemcpyData {
   /** What was read, and the rows left out with why. */
   public record Data(List<Measurement> rows, Map<String, Integer> skipped) {}
 
-  private static final Map<String, TransferKind> BENCHMARKS = Map.of(
-      "NUMA_Memcpy_PinnedToGPU", TransferKind.PINNED_H2D,
-      "NUMA_Memcpy_GPUToPinned", TransferKind.PINNED_D2H,
-      "NUMA_Memcpy_HostToGPU", TransferKind.PAGEABLE_H2D,
-      "NUMA_Memcpy_GPUToHost", TransferKind.PAGEABLE_D2H,
-      "NUMA_Memcpy_WCToGPU", TransferKind.WRITE_COMBINED_H2D,
-      "NUMA_Memcpy_GPUToWC", TransferKind.WRITE_COMBINED_D2H,
-      "CUDA_Memcpy_GPUToGPU", TransferKind.PEER,
-      "NUMA_Memcpy_GPUToGPU", TransferKind.STAGED_P2P);
+  private static final Map<String, TransferKind> BENCHMARKS = Map.ofEntries(
+      Map.entry("NUMA_Memcpy_PinnedToGPU", TransferKind.PINNED_H2D),
+      Map.entry("NUMA_Memcpy_GPUToPinned", TransferKind.PINNED_D2H),
+      Map.entry("NUMA_Memcpy_HostToGPU", TransferKind.PAGEABLE_H2D),
+      Map.entry("NUMA_Memcpy_GPUToHost", TransferKind.PAGEABLE_D2H),
+      Map.entry("NUMA_Memcpy_WCToGPU", TransferKind.WRITE_COMBINED_H2D),
+      Map.entry("NUMA_Memcpy_GPUToWC", TransferKind.WRITE_COMBINED_D2H),
+      Map.entry("CUDA_Memcpy_GPUToGPU", TransferKind.PEER),
+      Map.entry("NUMA_Memcpy_GPUToGPU", TransferKind.STAGED_P2P),
+      // not in Pearson's summary; apptrace calibrate writes them (docs/CALIBRATE.md)
+      Map.entry("CUDA_Memcpy_DeviceToDevice", TransferKind.D2D),
+      Map.entry("NUMAUM_Prefetch_HostToGPU", TransferKind.PREFETCH_H2D),
+      Map.entry("NUMAUM_Prefetch_GPUToHost", TransferKind.PREFETCH_D2H));
 
   private MemcpyData() {}
 

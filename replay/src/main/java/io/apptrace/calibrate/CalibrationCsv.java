@@ -1,0 +1,90 @@
+package io.apptrace.calibrate;
+
+import io.apptrace.calibrate.CalibrationResult.Series;
+import io.apptrace.calibrate.CalibrationResult.SizeStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A calibration's copy times in the format of Pearson's thesis data
+ * ({@code realdata/pearson-ms-thesis/memcpy_summary.csv}, realdata/SOURCES.md sec. 1): the same
+ * columns and units (times in ns, bandwidth in GB/s = bytes / median ns), one row per benchmark,
+ * target and size, so that {@code apptrace validate transfers} reads it.
+ */
+public final class CalibrationCsv {
+  /** The header of memcpy_summary.csv. */
+  public static final String HEADER = "machine,benchmark,src_mem,dst_mem,peer,numa,src_numa,dst_numa,gpu,src_gpu,"
+      + "dst_gpu,bytes,log2_bytes,reps,iterations_per_rep,median_ns,mean_ns,stddev_ns,min_ns,max_ns,median_GBps,"
+      + "source_file";
+
+  private CalibrationCsv() {}
+
+  /** The file's text; {@code machine} fills the machine column (the node file's name). */
+  public static String text(CalibrationResult r, String machine) {
+    if (machine.contains(",")) {
+      throw new IllegalArgumentException("a machine name has no comma: " + machine);
+    }
+    StringBuilder out = new StringBuilder(HEADER).append('\n');
+    for (Series s : r.series()) {
+      for (SizeStats z : s.sizes()) {
+        out.append(row(machine, s, z)).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  private static String row(String machine, Series s, SizeStats z) {
+    Benchmark b = s.benchmark();
+    Target t = s.target();
+    String peer = "";
+    String numa = "";
+    String srcNuma = "";
+    String dstNuma = "";
+    String gpu = "";
+    String srcGpu = "";
+    String dstGpu = "";
+    List<Integer> args = new ArrayList<>();
+    switch (b) {
+      case GPU_TO_GPU_PEER, GPU_TO_GPU_STAGED -> {
+        peer = b == Benchmark.GPU_TO_GPU_PEER ? "yes" : "no";
+        if (t.numa() >= 0) {
+          numa = Integer.toString(t.numa());
+          args.add(t.numa());
+        }
+        srcGpu = Integer.toString(t.gpu());
+        dstGpu = Integer.toString(t.otherGpu());
+        args.add(t.gpu());
+        args.add(t.otherGpu());
+      }
+      case HOST_TO_PINNED -> {
+        srcNuma = Integer.toString(t.numa());
+        dstNuma = Integer.toString(t.otherNuma());
+        args.add(t.numa());
+        args.add(t.otherNuma());
+      }
+      case DEVICE_TO_DEVICE -> {
+        gpu = Integer.toString(t.gpu());
+        args.add(t.gpu());
+      }
+      default -> {
+        numa = Integer.toString(t.numa());
+        gpu = Integer.toString(t.gpu());
+        args.add(t.numa());
+        args.add(t.gpu());
+      }
+    }
+    Stats st = z.seconds();
+    StringBuilder source = new StringBuilder(machine).append('-').append(b.csvName());
+    args.forEach(a -> source.append('-').append(a));
+    return String.join(",", machine, b.csvName(), b.srcMem(), b.dstMem(), peer, numa, srcNuma, dstNuma, gpu, srcGpu,
+        dstGpu, Long.toString(z.bytes()), Integer.toString(63 - Long.numberOfLeadingZeros(z.bytes())),
+        Integer.toString(z.reps()), Integer.toString(z.iterations()), ns(st.median()), ns(st.mean()), ns(st.stddev()),
+        ns(st.min()), ns(st.max()), String.format(Locale.ROOT, "%.4f", z.bytes() / (st.median() * 1e9)),
+        source.toString());
+  }
+
+  private static String ns(double seconds) {
+    return String.format(Locale.ROOT, "%.3f", seconds * 1e9);
+  }
+}
