@@ -1,6 +1,8 @@
 package io.apptrace.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.apptrace.cost.KernelModel;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.graph.Dvdg;
@@ -10,6 +12,7 @@ import io.apptrace.node.NodeFileException;
 import io.apptrace.node.NodeLoader;
 import io.apptrace.node.NodeOverride;
 import io.apptrace.node.NodeOverrideException;
+import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
@@ -19,6 +22,7 @@ import io.apptrace.replay.ReplayProgram;
 import io.apptrace.replay.ReplayResult;
 import io.apptrace.replay.Replayer;
 import io.apptrace.trace.TraceException;
+import io.apptrace.validate.ReferenceLatency;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -26,12 +30,15 @@ import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -96,11 +103,14 @@ final class ReplayCommand implements Callable<Integer> {
   String sourceNode;
 
   @Option(names = "--setting", paramLabel = "S", description = "measured (default: measured curves win where the"
-      + " node has them) or datasheet.")
-  String setting = "measured";
+      + " node has them) or datasheet (the default with --reference-node: seeds 000's projection).")
+  String setting;
+
+  @Mixin ReferenceOptions reference;
 
   @Override
   public Integer call() throws IOException {
+    reference.checkUsage();
     if (!Files.isRegularFile(file)) {
       throw new UserException("cannot read " + file + ": no such file");
     }
@@ -115,11 +125,12 @@ final class ReplayCommand implements Callable<Integer> {
         throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
       }
     }
+    Optional<ReferenceOptions.Loaded> ref = reference.load();
     List<Node> targets = new ArrayList<>();
     for (String n : nodes) {
       targets.add(node(n, overrides));
     }
-    Replayer.Options options = options();
+    Replayer.Options options = options(ref.isPresent());
     ReplayProgram program;
     try {
       Dvdg g = DvdgBuilder.build(file, true);
@@ -127,6 +138,7 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
+    List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program) : List.of();
     List<ReplayResult> results = new ArrayList<>();
     for (Node n : targets) {
       try {
@@ -143,10 +155,11 @@ final class ReplayCommand implements Callable<Integer> {
     write(timeline, out -> ChromeTrace.write(results, out));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(
-          ReplayJson.of(results, file.toString())));
+      ObjectNode root = ReplayJson.of(results, file.toString());
+      referenceJson(root, ref, fallbacks);
+      out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
-      new ReplayText(out).report(results, file.toString());
+      new ReplayText(out).report(results, file.toString(), referenceLines(ref, targets, fallbacks));
       for (Path p : new Path[] {opsCsv, timeline}) {
         if (p != null) {
           out.println("wrote " + p);
@@ -167,8 +180,71 @@ final class ReplayCommand implements Callable<Integer> {
     }
   }
 
-  private Replayer.Options options() {
-    TransferModel.Setting s = switch (setting) {
+  /**
+   * Replaces each target with itself priced with the reference L+o; returns, per target, the kinds
+   * the program copies that keep its own L+o (warned about on stderr).
+   */
+  private List<List<TransferKind>> applyReference(ReferenceOptions.Loaded ref, List<Node> targets,
+      ReplayProgram program) {
+    Set<TransferKind> used = EnumSet.noneOf(TransferKind.class);
+    program.ops().forEach(op -> {
+      if (op.transfer() != null) {
+        used.add(op.transfer());
+      }
+    });
+    List<List<TransferKind>> fallbacks = new ArrayList<>();
+    for (int i = 0; i < targets.size(); i++) {
+      ReferenceLatency.Applied a = ReferenceOptions.apply(ref, targets.get(i), used, spec.commandLine().getErr(),
+          "apptrace replay");
+      targets.set(i, a.node());
+      fallbacks.add(a.fallback());
+    }
+    return fallbacks;
+  }
+
+  /**
+   * Adds to every node of the JSON {@code reference} (null without --reference-node) and {@code
+   * reference_fallback} (the kinds in use that keep the node's own L+o).
+   */
+  private static void referenceJson(ObjectNode root, Optional<ReferenceOptions.Loaded> ref,
+      List<List<TransferKind>> fallbacks) {
+    ArrayNode nodes = (ArrayNode) root.get("nodes");
+    for (int i = 0; i < nodes.size(); i++) {
+      ObjectNode n = (ObjectNode) nodes.get(i);
+      if (ref.isPresent()) {
+        ReferenceOptions.json(n.putObject("reference"), ref.get());
+      } else {
+        n.putNull("reference");
+      }
+      ArrayNode fb = n.putArray("reference_fallback");
+      if (ref.isPresent()) {
+        fallbacks.get(i).forEach(k -> fb.add(k.key()));
+      }
+    }
+  }
+
+  /** Per node, the lines that say where its L+o came from (none without --reference-node). */
+  private static List<List<String>> referenceLines(Optional<ReferenceOptions.Loaded> ref, List<Node> targets,
+      List<List<TransferKind>> fallbacks) {
+    List<List<String>> out = new ArrayList<>();
+    for (int i = 0; i < targets.size(); i++) {
+      List<String> lines = new ArrayList<>();
+      if (ref.isPresent()) {
+        lines.add("L+o from reference node " + ref.get().latency().node() + " (median measured time of its"
+            + " smallest copies; seeds 000 sec. IV-C), the rest from " + targets.get(i).name() + "'s file:");
+        ReferenceOptions.describe(ref.get()).forEach(l -> lines.add("  " + l));
+        for (TransferKind k : fallbacks.get(i)) {
+          lines.add("  * " + ReferenceOptions.fallbackText(ref.get(), targets.get(i), k));
+        }
+      }
+      out.add(lines);
+    }
+    return out;
+  }
+
+  private Replayer.Options options(boolean withReference) {
+    String named = setting != null ? setting : withReference ? "datasheet" : "measured";
+    TransferModel.Setting s = switch (named) {
       case "measured" -> TransferModel.Setting.MEASURED;
       case "datasheet" -> TransferModel.Setting.DATASHEET;
       default -> throw new UserException("--setting '" + setting + "': use measured or datasheet", ExitCodes.BAD_USAGE);

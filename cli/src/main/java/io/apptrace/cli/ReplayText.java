@@ -22,6 +22,14 @@ final class ReplayText {
   }
 
   void report(List<ReplayResult> results, String file) {
+    report(results, file, List.of());
+  }
+
+  /**
+   * The report, with {@code nodeLines.get(i)} printed under the makespan of node {@code i} (where
+   * its L+o came from; {@code nodeLines} may be empty).
+   */
+  void report(List<ReplayResult> results, String file, List<List<String>> nodeLines) {
     ReplayProgram p = results.get(0).program();
     long measured = p.measuredMakespanNs();
     int calls = p.threads().stream().mapToInt(t -> t.calls().size()).sum();
@@ -30,12 +38,16 @@ final class ReplayText {
             ? ", measured makespan " + Units.time(measured * 1e-9)
             : p.provenance().simulated() ? " (captured on the simulated device: no GPU times were measured)"
             : " (no GPU times measured)");
-    for (ReplayResult r : results) {
+    for (int i = 0; i < results.size(); i++) {
+      ReplayResult r = results.get(i);
       out.println();
       out.printf(Locale.ROOT, "on %s: projected makespan %s%s%n", r.node().source().equals(r.node().name())
           ? r.node().name() : r.node().source(), Units.time(r.makespanNs() * 1e-9), measured >= 0
           ? String.format(Locale.ROOT, " (%.2fx the measured %s)", measured / Math.max(1.0, r.makespanNs()),
               Units.time(measured * 1e-9)) : "");
+      if (i < nodeLines.size()) {
+        nodeLines.get(i).forEach(l -> out.println("  " + l));
+      }
       Map<String, Double> b = ReplayReport.orderedBreakdown(r);
       StringBuilder line = new StringBuilder("  along the critical path:");
       for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
@@ -74,8 +86,8 @@ final class ReplayText {
         out.println("  operation times against the measured ones (WMAPE / MAPE):");
         errors.forEach((k, e) -> out.printf(Locale.ROOT, "    %-20s %6d ops  %6.1f%% / %6.1f%%%s%n", k, e.model().count(),
             e.model().wmapePct(), e.model().mapePct(), e.peakBw().count() > 0 ? String.format(Locale.ROOT,
-                "   (Peak BW %.1f%%, back-of-envelope %.1f%%)", e.peakBw().wmapePct(), e.backOfEnvelope().wmapePct())
-                : ""));
+                "   (Peak BW %.1f%% / %.1f%%, back-of-envelope %.1f%% / %.1f%%)", e.peakBw().wmapePct(),
+                e.peakBw().mapePct(), e.backOfEnvelope().wmapePct(), e.backOfEnvelope().mapePct()) : ""));
       }
       for (String n : r.notes()) {
         out.println("  note: " + n);

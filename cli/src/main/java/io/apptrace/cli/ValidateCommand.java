@@ -1,26 +1,28 @@
 package io.apptrace.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.NodeLoader;
 import io.apptrace.node.TransferKind;
 import io.apptrace.validate.DataException;
-import io.apptrace.validate.ErrorStats;
-import io.apptrace.validate.MemcpyData;
+import io.apptrace.validate.MeasurementFiles;
+import io.apptrace.validate.ReferenceLatency;
 import io.apptrace.validate.TransferValidation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -38,55 +40,96 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     throw new CommandLine.ParameterException(spec.commandLine(), "give what to validate: 'apptrace validate"
-        + " transfers --node NODE --data FILE.csv'");
+        + " transfers --node NODE --data FILE'");
   }
 
-  /** {@code apptrace validate transfers --node NODE --data FILE.csv [--machine NAME] [--setting S] [--json]}. */
+  /**
+   * {@code apptrace validate transfers --node NODE --data FILE... [--machine NAME] [--setting S]
+   * [--reference-node REF --reference-data FILE...] [--json]}.
+   */
   @Command(
       name = "transfers",
       mixinStandardHelpOptions = true,
       header = "Compares the transfer model with measured copy times.",
       description =
-          "Compares the transfer model with measured cudaMemcpy times (the format of Pearson's"
-              + " thesis data, realdata/pearson-ms-thesis/memcpy_summary.csv): WMAPE and MAPE per"
-              + " transfer kind and per local or remote route, beside the same figures for the Peak-BW"
-              + " and back-of-envelope baselines.")
+          "Compares the transfer model with measured copy times: cudaMemcpy times in the format of Pearson's"
+              + " thesis data (realdata/pearson-ms-thesis/memcpy_summary.csv), or every copy with a measured GPU"
+              + " time in apptrace traces (captured, or imported from nvprof, Nsight Systems or Kineto): WMAPE and"
+              + " MAPE per transfer kind and per local or remote route, beside the same figures for the Peak-BW and"
+              + " back-of-envelope baselines. With --reference-node, also the projection of seeds 000 sec. IV-C:"
+              + " L+o from the reference node's measured copies, the rest from the node's datasheet.")
   static final class Transfers implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = "--node", required = true, paramLabel = "NODE", description = "A bundled node or a node file.")
     String node;
 
-    @Option(names = "--data", required = true, paramLabel = "FILE.csv", description = "Measured copy times.")
-    Path data;
+    @Option(names = "--data", required = true, arity = "1..*", paramLabel = "FILE", description = "Measured copy"
+        + " times: CSV files (memcpy_summary.csv format) or apptrace traces, told apart by their first bytes.")
+    List<Path> data;
 
-    @Option(names = "--machine", paramLabel = "NAME", description = "The data's machine to compare (default: the"
-        + " node's name or one of its aliases).")
+    @Option(names = "--machine", paramLabel = "NAME", description = "The CSV data's machine to compare (default: the"
+        + " node's name or one of its aliases). A trace's copies are all compared.")
     String machine;
 
-    @Option(names = "--setting", paramLabel = "S", description = "datasheet (default: datasheet parameters and the"
-        + " measured L+o only, the setting of seeds 000) or measured (the node's measured curves win).")
-    String setting = "datasheet";
+    @Option(names = "--setting", paramLabel = "S", description = "Which setting the main table shows: datasheet"
+        + " (default without --reference-node: datasheet parameters and the node's measured L+o, seeds 000's setting"
+        + " on its own node), measured (the node's measured curves win) or reference (default with --reference-node:"
+        + " L+o from the reference node). Every setting that applies is shown side by side too.")
+    String setting;
+
+    @Mixin ReferenceOptions reference;
 
     @Option(names = "--json", description = "Print JSON (docs/CLI.md).")
     boolean json;
 
     @Override
     public Integer call() throws Exception {
-      TransferModel.Setting s = switch (setting) {
-        case "datasheet" -> TransferModel.Setting.DATASHEET;
-        case "measured" -> TransferModel.Setting.MEASURED;
-        default -> throw new UserException("--setting '" + setting + "': use datasheet or measured",
-            ExitCodes.BAD_USAGE);
-      };
+      String primary = primarySetting();
+      Optional<ReferenceOptions.Loaded> ref = reference.load();
       Node n;
-      MemcpyData.Data d;
+      MeasurementFiles.Selection sel;
       try {
         n = NodeLoader.resolve(node);
-        d = MemcpyData.read(data);
+        sel = select(n);
       } catch (NodeFileException | DataException e) {
         throw new UserException(e.getMessage());
       }
+      Set<TransferKind> used = EnumSet.noneOf(TransferKind.class);
+      sel.rows().forEach(row -> used.add(row.kind()));
+      Optional<ReferenceLatency.Applied> applied = ref.map(x -> ReferenceOptions.apply(x, n, used,
+          spec.commandLine().getErr(), "apptrace validate transfers"));
+      List<TransferKind> fallback = applied.map(ReferenceLatency.Applied::fallback).orElse(List.of());
+      ValidateReport report = new ValidateReport(n, data, sel, primary, settings(n, sel, applied, primary), ref,
+          fallback);
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectMapper mapper = new ObjectMapper();
+        out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(report.json(mapper)));
+      } else {
+        report.text(out);
+      }
+      out.flush();
+      return ExitCodes.OK;
+    }
+
+    /** The main setting's name; exit 2 for a bad one or a reference setting without a reference. */
+    private String primarySetting() {
+      reference.checkUsage();
+      String primary = setting != null ? setting : reference.given() ? "reference" : "datasheet";
+      if (!List.of("datasheet", "measured", "reference").contains(primary)) {
+        throw new UserException("--setting '" + setting + "': use datasheet, measured or reference",
+            ExitCodes.BAD_USAGE);
+      }
+      if (primary.equals("reference") && !reference.given()) {
+        throw new UserException("--setting reference needs --reference-node and --reference-data",
+            ExitCodes.BAD_USAGE);
+      }
+      return primary;
+    }
+
+    /** The rows to compare: the CSVs' rows of the node (or --machine), every timed copy of the traces. */
+    private MeasurementFiles.Selection select(Node n) throws DataException {
       List<String> names = new ArrayList<>();
       if (machine != null) {
         names.add(machine);
@@ -94,107 +137,34 @@ final class ValidateCommand implements Callable<Integer> {
         names.add(n.name());
         names.addAll(n.aliases());
       }
-      Optional<String> m = MemcpyData.pick(d, names);
-      if (m.isEmpty()) {
-        throw new UserException(data + " holds no rows of " + (machine != null ? "machine '" + machine + "'"
-            : n.name() + (n.aliases().isEmpty() ? "" : " (or " + String.join(", ", n.aliases()) + ")"))
-            + "; its machines: " + String.join(", ", MemcpyData.machines(d).keySet()) + " (choose one with --machine)");
-      }
-      TransferValidation.Result r;
+      String whose = machine != null ? "machine '" + machine + "'" : n.name() + (n.aliases().isEmpty() ? ""
+          : " (or " + String.join(", ", n.aliases()) + ")");
+      return MeasurementFiles.load(data, names, whose, "choose one with --machine");
+    }
+
+    /**
+     * The results of every setting that applies, in report order: reference (when given),
+     * datasheet, measured (when the node has measured curves or it is the main setting).
+     */
+    private static Map<String, TransferValidation.Result> settings(Node n, MeasurementFiles.Selection sel,
+        Optional<ReferenceLatency.Applied> applied, String primary) {
+      Map<String, TransferValidation.Result> out = new LinkedHashMap<>();
       try {
-        r = TransferValidation.run(new TransferModel(n), d, m.get(), s);
+        if (applied.isPresent()) {
+          out.put("reference", TransferValidation.run(new TransferModel(applied.get().node()), sel.rows(),
+              sel.skipped(), sel.label(), TransferModel.Setting.DATASHEET));
+        }
+        TransferModel own = new TransferModel(n);
+        out.put("datasheet", TransferValidation.run(own, sel.rows(), sel.skipped(), sel.label(),
+            TransferModel.Setting.DATASHEET));
+        if (!n.measured().curves().isEmpty() || primary.equals("measured")) {
+          out.put("measured", TransferValidation.run(own, sel.rows(), sel.skipped(), sel.label(),
+              TransferModel.Setting.MEASURED));
+        }
       } catch (NodeFileException e) {
         throw new UserException(e.getMessage());
       }
-      PrintWriter out = spec.commandLine().getOut();
-      if (json) {
-        ObjectMapper mapper = new ObjectMapper();
-        out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json(mapper, n, r)));
-      } else {
-        text(n, r, out);
-      }
-      out.flush();
-      return ExitCodes.OK;
-    }
-
-    private ObjectNode json(ObjectMapper mapper, Node n, TransferValidation.Result r) {
-      ObjectNode o = mapper.createObjectNode();
-      o.put("node", n.name());
-      o.put("data", data.toString());
-      o.put("machine", r.machine());
-      o.put("setting", setting);
-      o.put("rows", r.rows());
-      o.set("wmape_pct", figures(mapper, r, x -> x.model, true));
-      o.set("mape_pct", figures(mapper, r, x -> x.model, false));
-      ObjectNode base = o.putObject("baselines");
-      base.set("peak_bw", figures(mapper, r, x -> x.peakBw, true));
-      base.set("back_of_envelope", figures(mapper, r, x -> x.backOfEnvelope, true));
-      ObjectNode baseMape = o.putObject("baselines_mape_pct");
-      baseMape.set("peak_bw", figures(mapper, r, x -> x.peakBw, false));
-      baseMape.set("back_of_envelope", figures(mapper, r, x -> x.backOfEnvelope, false));
-      ObjectNode routes = o.putObject("by_route");
-      r.byRoute().forEach((route, f) -> routes.set(route, stats(mapper, f)));
-      ObjectNode groups = o.putObject("by_group");
-      r.byGroup().forEach((g, f) -> groups.set(g, stats(mapper, f)));
-      ObjectNode sizes = o.putObject("by_size");
-      r.bySize().forEach((b, f) -> sizes.set(b, stats(mapper, f)));
-      ObjectNode kinds = o.putObject("by_kind_and_route");
-      r.byKindAndRoute().forEach((k, m) -> {
-        ObjectNode kn = kinds.putObject(k.key());
-        m.forEach((route, f) -> kn.set(route, stats(mapper, f)));
-      });
-      ObjectNode skipped = o.putObject("skipped");
-      r.skipped().forEach(skipped::put);
-      return o;
-    }
-
-    private static ObjectNode figures(ObjectMapper mapper, TransferValidation.Result r,
-        java.util.function.Function<TransferValidation.Figures, ErrorStats> which, boolean wmape) {
-      ObjectNode o = mapper.createObjectNode();
-      for (Map.Entry<TransferKind, TransferValidation.Figures> e : r.byKind().entrySet()) {
-        ErrorStats s = which.apply(e.getValue());
-        o.put(e.getKey().key(), round(wmape ? s.wmapePct() : s.mapePct()));
-      }
-      ErrorStats all = which.apply(r.overall());
-      o.put("overall", round(wmape ? all.wmapePct() : all.mapePct()));
-      return o;
-    }
-
-    private static ObjectNode stats(ObjectMapper mapper, TransferValidation.Figures f) {
-      ObjectNode o = mapper.createObjectNode();
-      o.put("rows", f.model.count());
-      o.put("wmape_pct", round(f.model.wmapePct()));
-      o.put("mape_pct", round(f.model.mapePct()));
-      o.put("peak_bw_wmape_pct", round(f.peakBw.wmapePct()));
-      o.put("back_of_envelope_wmape_pct", round(f.backOfEnvelope.wmapePct()));
-      return o;
-    }
-
-    private static double round(double v) {
-      return Math.round(v * 100) / 100.0;
-    }
-
-    private void text(Node n, TransferValidation.Result r, PrintWriter out) {
-      out.printf(Locale.ROOT, "%s against %s (machine %s), %s setting: %,d measurements%n", n.name(), data,
-          r.machine(), setting, r.rows());
-      out.printf(Locale.ROOT, "%-20s %-7s %6s  %8s %8s  %13s %13s%n", "kind", "route", "rows", "WMAPE %", "MAPE %",
-          "Peak BW WMAPE", "BoE WMAPE");
-      r.byKindAndRoute().forEach((k, m) -> {
-        m.forEach((route, f) -> row(out, k.key(), route, f));
-        if (m.size() > 1) {
-          row(out, k.key(), "all", r.byKind().get(k));
-        }
-      });
-      r.byRoute().forEach((route, f) -> row(out, "all kinds", route, f));
-      r.byGroup().forEach((g, f) -> row(out, g.equals("dma") ? "DMA kinds" : "pageable kinds", "all", f));
-      r.bySize().forEach((b, f) -> row(out, b, "all", f));
-      row(out, "overall", "all", r.overall());
-      r.skipped().forEach((why, count) -> out.printf(Locale.ROOT, "left out: %,d %s%n", count, why));
-    }
-
-    private static void row(PrintWriter out, String kind, String route, TransferValidation.Figures f) {
-      out.printf(Locale.ROOT, "%-20s %-7s %6d  %8.1f %8.1f  %13.1f %13.1f%n", kind, route, f.model.count(),
-          f.model.wmapePct(), f.model.mapePct(), f.peakBw.wmapePct(), f.backOfEnvelope.wmapePct());
+      return out;
     }
   }
 }

@@ -1,7 +1,12 @@
 package io.apptrace.trace;
 
 import io.apptrace.proto.SchemaVersion;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The layout of a trace file: the 8-byte magic {@code APPTRACE}, a length-delimited
@@ -28,4 +33,16 @@ public final class TraceFormat {
   static final int MAX_HEADER_BYTES = 1 << 20;
 
   private TraceFormat() {}
+
+  /**
+   * Whether {@code file} starts with the magic {@code APPTRACE}: a trace (perhaps damaged after
+   * it), not some other file.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  public static boolean startsWithMagic(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return Arrays.equals(in.readNBytes(MAGIC.length), MAGIC);
+    }
+  }
 }

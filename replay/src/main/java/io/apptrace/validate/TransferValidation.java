@@ -4,7 +4,10 @@ import io.apptrace.cost.TransferEstimate;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.TransferKind;
+import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -42,13 +45,15 @@ public final class TransferValidation {
    * @param byGroup per group of kinds: "dma" (pinned, write-combined, peer, staged, device to
    *     device: the data moves by DMA alone) and "pageable" (a CPU copy stages it)
    * @param bySize per size band: {@link #BANDS}
+   * @param byKindAndSize per transfer kind, then size band (the bands it has rows in)
    */
   public record Result(String machine, TransferModel.Setting setting, int rows, Map<TransferKind, Figures> byKind,
       Map<TransferKind, Map<String, Figures>> byKindAndRoute, Map<String, Figures> byRoute,
-      Map<String, Figures> byGroup, Map<String, Figures> bySize, Figures overall, Map<String, Integer> skipped) {}
+      Map<String, Figures> byGroup, Map<String, Figures> bySize, Figures overall, Map<String, Integer> skipped,
+      Map<TransferKind, Map<String, Figures>> byKindAndSize) {}
 
   /** Size bands, for where the model is weak: below 256 KiB, 256 KiB to 1 MiB, above 1 MiB. */
-  public static final java.util.List<String> BANDS = java.util.List.of("< 256 KiB", "256 KiB - 1 MiB", "> 1 MiB");
+  public static final List<String> BANDS = List.of("< 256 KiB", "256 KiB - 1 MiB", "> 1 MiB");
 
   static String band(long bytes) {
     return bytes < 256 * 1024 ? BANDS.get(0) : bytes <= 1024 * 1024 ? BANDS.get(1) : BANDS.get(2);
@@ -63,25 +68,35 @@ public final class TransferValidation {
   /** Compares every row of {@code machine} with the model. */
   public static Result run(TransferModel model, MemcpyData.Data data, String machine, TransferModel.Setting setting)
       throws NodeFileException {
+    List<MemcpyData.Measurement> rows = data.rows().stream().filter(m -> m.machine().equals(machine)).toList();
+    return run(model, rows, data.skipped(), machine, setting);
+  }
+
+  /**
+   * Compares every row with the model.
+   *
+   * @param skipped rows already left out, by reason (the result adds its own)
+   * @param machine what the rows are of, for the report
+   */
+  public static Result run(TransferModel model, List<MemcpyData.Measurement> data, Map<String, Integer> skipped,
+      String machine, TransferModel.Setting setting) throws NodeFileException {
     Map<TransferKind, Figures> byKind = new EnumMap<>(TransferKind.class);
     Map<TransferKind, Map<String, Figures>> byKindAndRoute = new EnumMap<>(TransferKind.class);
+    Map<TransferKind, Map<String, Figures>> byKindAndSize = new EnumMap<>(TransferKind.class);
     Map<String, Figures> byRoute = new TreeMap<>();
     Map<String, Figures> byGroup = new TreeMap<>();
-    Map<String, Figures> bySize = new java.util.LinkedHashMap<>();
+    Map<String, Figures> bySize = new LinkedHashMap<>();
     BANDS.forEach(b -> bySize.put(b, new Figures()));
     Figures overall = new Figures();
-    Map<String, Integer> skipped = new TreeMap<>(data.skipped());
+    Map<String, Integer> left = new TreeMap<>(skipped);
     int rows = 0;
-    for (MemcpyData.Measurement m : data.rows()) {
-      if (!m.machine().equals(machine)) {
-        continue;
-      }
+    for (MemcpyData.Measurement m : data) {
       if (m.srcGpu() >= model.node().gpus().size() || m.dstGpu() >= model.node().gpus().size()) {
-        skipped.merge("rows naming a GPU the node does not have", 1, Integer::sum);
+        left.merge("rows naming a GPU the node does not have", 1, Integer::sum);
         continue;
       }
       if (m.numa() >= 0 && model.node().cpuOfNuma(m.numa()).isEmpty()) {
-        skipped.merge("rows naming a NUMA node the node does not have", 1, Integer::sum);
+        left.merge("rows naming a NUMA node the node does not have", 1, Integer::sum);
         continue;
       }
       TransferEstimate e = model.estimate(m.kind(), m.bytes(), new TransferModel.Endpoints(m.numa(), m.srcGpu(),
@@ -95,10 +110,13 @@ public final class TransferValidation {
       byRoute.computeIfAbsent(route, r -> new Figures()).addAll(f);
       byGroup.computeIfAbsent(group(m.kind()), g -> new Figures()).addAll(f);
       bySize.get(band(m.bytes())).addAll(f);
+      byKindAndSize.computeIfAbsent(m.kind(), k -> new TreeMap<>(Comparator.comparingInt(BANDS::indexOf)))
+          .computeIfAbsent(band(m.bytes()), b -> new Figures()).addAll(f);
       overall.addAll(f);
       rows++;
     }
     bySize.values().removeIf(f -> f.model.count() == 0);
-    return new Result(machine, setting, rows, byKind, byKindAndRoute, byRoute, byGroup, bySize, overall, skipped);
+    return new Result(machine, setting, rows, byKind, byKindAndRoute, byRoute, byGroup, bySize, overall, left,
+        byKindAndSize);
   }
 }
