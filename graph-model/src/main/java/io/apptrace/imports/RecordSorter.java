@@ -32,6 +32,9 @@ final class RecordSorter implements Closeable {
   private int count;
   private long total;
   private final List<Path> runs = new ArrayList<>();
+  /** Runs kept before they are merged into one (each is read through a buffer of its own). */
+  static final int MAX_RUNS = 64;
+  private ByteBuffer writeBuf;
   private boolean finished;
 
   /**
@@ -158,7 +161,7 @@ final class RecordSorter implements Closeable {
       Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
       runs.add(p);
       try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
+        ByteBuffer buf = writeBuffer();
         LongBuffer longs = buf.asLongBuffer();
         for (int i : order) {
           if (longs.remaining() < width) {
@@ -171,6 +174,49 @@ final class RecordSorter implements Closeable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
     }
+    if (runs.size() >= MAX_RUNS) {
+      compact();
+    }
+  }
+
+  /**
+   * Merges every run into one, so that the final merge reads at most {@link #MAX_RUNS} runs, each
+   * with a buffer of its own, whatever the number of records: memory does not grow with the file.
+   */
+  private void compact() {
+    try {
+      Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
+      List<RunCursor> cursors = new ArrayList<>();
+      for (Path r : runs) {
+        cursors.add(new RunCursor(r, width));
+      }
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE);
+          MergeCursor m = new MergeCursor(cursors, keys, width)) {
+        ByteBuffer buf = writeBuffer();
+        LongBuffer longs = buf.asLongBuffer();
+        while (m.next()) {
+          if (longs.remaining() < width) {
+            flush(ch, buf, longs);
+          }
+          for (int i = 0; i < width; i++) {
+            longs.put(m.get(i));
+          }
+        }
+        flush(ch, buf, longs);
+      }
+      close();
+      runs.add(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private ByteBuffer writeBuffer() {
+    if (writeBuf == null) {
+      writeBuf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
+    }
+    writeBuf.clear();
+    return writeBuf;
   }
 
   private static void flush(FileChannel ch, ByteBuffer buf, LongBuffer longs) throws IOException {
