@@ -12,13 +12,18 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Sorts fixed-width records of longs by their first {@code keys} fields (signed, ascending), in
  * bounded memory: records collect in a chunk; a full chunk is sorted and written to a temporary
  * file (a run); {@link #sorted()} merges the runs. A sorter that never filled a chunk never
  * touches the disk. Ties keep the order records were added in only if a key field says so (give
- * every record a sequence number as its last key).
+ * every record a sequence number as its last key). A full chunk is sorted and written on another
+ * thread while the next one fills, so the caller's work and the sorting use two cores.
  */
 final class RecordSorter implements Closeable {
   /** Records per chunk by default: 32 Ki records of 32 longs is 8 MiB. */
@@ -36,6 +41,16 @@ final class RecordSorter implements Closeable {
   static final int MAX_RUNS = 64;
   private ByteBuffer writeBuf;
   private boolean finished;
+  /** The spill being sorted and written on another thread, if any. */
+  private Future<?> pending;
+  /** A chunk array a finished spill gave back, for the next chunk. */
+  private volatile long[] spare;
+
+  private static final ExecutorService SPILLS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "apptrace-import-sort");
+    t.setDaemon(true);
+    return t;
+  });
 
   /**
    * @param width longs per record
@@ -82,14 +97,16 @@ final class RecordSorter implements Closeable {
   /** The records in key order; the sorter takes no more records. */
   Cursor sorted() {
     finished = true;
-    int[] order = order();
+    awaitSpill();
+    int[] order = order(chunk, count);
     if (runs.isEmpty()) {
       return new MemoryCursor(chunk, order, width);
     }
     if (count > 0) {
-      writeRun(order);
+      writeRun(newRun(), chunk, order);
     }
     chunk = null;
+    spare = null;
     List<RunCursor> cursors = new ArrayList<>();
     for (Path p : runs) {
       cursors.add(new RunCursor(p, width));
@@ -97,28 +114,62 @@ final class RecordSorter implements Closeable {
     return new MergeCursor(cursors, keys, width);
   }
 
+  /** Hands the full chunk to another thread to sort and write, and starts a fresh one. */
   private void spill() {
-    writeRun(order());
+    awaitSpill();
+    if (runs.size() >= MAX_RUNS) {
+      compact();
+    }
+    long[] full = chunk;
+    int n = count;
+    Path p = newRun();
+    long[] next = spare;
+    spare = null;
+    chunk = next != null && next.length == chunkRecords * width ? next : new long[chunkRecords * width];
     count = 0;
+    pending = SPILLS.submit(() -> {
+      writeRun(p, full, order(full, n));
+      spare = full;
+    });
   }
 
-  /** The chunk's record indices in key order (a stable merge sort over indices). */
-  private int[] order() {
-    int[] a = new int[count];
-    for (int i = 0; i < count; i++) {
+  /** Waits for the spill in progress; its failure is this sorter's. */
+  private void awaitSpill() {
+    Future<?> f = pending;
+    pending = null;
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new java.io.InterruptedIOException("interrupted while sorting"));
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UncheckedIOException u) {
+        throw u;
+      }
+      throw new IllegalStateException("sorting failed", e.getCause());
+    }
+  }
+
+  /** The indices of a chunk's first {@code n} records in key order (a stable merge sort over indices). */
+  private int[] order(long[] data, int n) {
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) {
       a[i] = i;
     }
-    int[] tmp = new int[count];
-    mergeSort(a, tmp, 0, count);
+    int[] tmp = new int[n];
+    mergeSort(data, a, tmp, 0, n);
     return a;
   }
 
-  private void mergeSort(int[] a, int[] tmp, int from, int to) {
+  private void mergeSort(long[] d, int[] a, int[] tmp, int from, int to) {
     if (to - from < 24) {
       for (int i = from + 1; i < to; i++) {
         int v = a[i];
         int j = i - 1;
-        while (j >= from && compare(a[j], v) > 0) {
+        while (j >= from && compare(d, a[j], v) > 0) {
           a[j + 1] = a[j];
           j--;
         }
@@ -127,16 +178,16 @@ final class RecordSorter implements Closeable {
       return;
     }
     int mid = (from + to) >>> 1;
-    mergeSort(a, tmp, from, mid);
-    mergeSort(a, tmp, mid, to);
-    if (compare(a[mid - 1], a[mid]) <= 0) {
+    mergeSort(d, a, tmp, from, mid);
+    mergeSort(d, a, tmp, mid, to);
+    if (compare(d, a[mid - 1], a[mid]) <= 0) {
       return;
     }
     System.arraycopy(a, from, tmp, from, to - from);
     int i = from;
     int j = mid;
     for (int k = from; k < to; k++) {
-      if (j >= to || (i < mid && compare(tmp[i], tmp[j]) <= 0)) {
+      if (j >= to || (i < mid && compare(d, tmp[i], tmp[j]) <= 0)) {
         a[k] = tmp[i++];
       } else {
         a[k] = tmp[j++];
@@ -144,11 +195,11 @@ final class RecordSorter implements Closeable {
     }
   }
 
-  private int compare(int x, int y) {
+  private int compare(long[] d, int x, int y) {
     int ox = x * width;
     int oy = y * width;
     for (int k = 0; k < keys; k++) {
-      int c = Long.compare(chunk[ox + k], chunk[oy + k]);
+      int c = Long.compare(d[ox + k], d[oy + k]);
       if (c != 0) {
         return c;
       }
@@ -156,26 +207,31 @@ final class RecordSorter implements Closeable {
     return 0;
   }
 
-  private void writeRun(int[] order) {
+  /** A new, empty run file, in the runs' order. */
+  private Path newRun() {
     try {
       Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
       runs.add(p);
-      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = writeBuffer();
-        LongBuffer longs = buf.asLongBuffer();
-        for (int i : order) {
-          if (longs.remaining() < width) {
-            flush(ch, buf, longs);
-          }
-          longs.put(chunk, i * width, width);
-        }
-        flush(ch, buf, longs);
-      }
+      return p;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
     }
-    if (runs.size() >= MAX_RUNS) {
-      compact();
+  }
+
+  /** Writes a chunk's records in the given order to a run (on the spilling thread, or the caller's). */
+  private void writeRun(Path p, long[] data, int[] order) {
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+      ByteBuffer buf = writeBuffer();
+      LongBuffer longs = buf.asLongBuffer();
+      for (int i : order) {
+        if (longs.remaining() < width) {
+          flush(ch, buf, longs);
+        }
+        longs.put(data, i * width, width);
+      }
+      flush(ch, buf, longs);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
     }
   }
 
@@ -230,6 +286,11 @@ final class RecordSorter implements Closeable {
 
   @Override
   public void close() {
+    try {
+      awaitSpill();
+    } catch (RuntimeException e) {
+      // the runs are deleted all the same
+    }
     for (Path p : runs) {
       try {
         Files.deleteIfExists(p);
