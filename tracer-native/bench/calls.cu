@@ -6,7 +6,8 @@
 // and N/2 kernel launches (__cudaLaunchKernel, what <<<>>> calls in CUDA 13), timed in batches of
 // B calls with CLOCK_MONOTONIC. Calls alternate, batch by batch, between the symbol the program
 // links to (which an LD_PRELOAD library such as apptrace's interposer replaces) and the runtime's
-// own function (found with dlsym on the runtime's handle, so no preload sees it). Both halves run
+// own function (found with dlvsym on the runtime's handle and its version node: apptrace's
+// interposer answers dlsym on the runtime's handle with its hooks, not dlvsym). Both halves run
 // on the same CPU microseconds apart, so the difference is the preload's added cost per call,
 // unaffected by the machine's speed changing between runs.
 //
@@ -110,8 +111,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--batch")) batch = atol(argv[i + 1]);
     }
     void *rt = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
-    direct_memcpy = rt ? (memcpy_fn)dlsym(rt, "cudaMemcpyAsync") : NULL;
-    direct_launch = rt ? (launch_fn)dlsym(rt, "__cudaLaunchKernel") : NULL;
+    direct_memcpy = rt ? (memcpy_fn)dlvsym(rt, "cudaMemcpyAsync", "libcudart.so.13") : NULL;
+    direct_launch = rt ? (launch_fn)dlvsym(rt, "__cudaLaunchKernel", "libcudart.so.13") : NULL;
     if (!direct_memcpy || !direct_launch) {
         fprintf(stderr, "calls: cannot find the runtime's own functions\n");
         return 1;

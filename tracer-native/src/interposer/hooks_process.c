@@ -13,7 +13,9 @@ APPTRACE_HOOK(fork, pid_t, (void)) {
     static pid_t (*real)(void);
     if (real == NULL) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
     if (real == NULL) return -1;
+    at_tls.depth++; /* nothing recorded until the child has its own buffers (init.c) */
     pid_t pid = real(); /* the child is set up by the pthread_atfork handler (init.c) */
+    at_tls.depth--;
     if (pid > 0 && atomic_load(&at_active) && at_tls.depth == 0) {
         at_event e;
         if (at_begin_record(&e, at_now_ns())) {
@@ -24,9 +26,10 @@ APPTRACE_HOOK(fork, pid_t, (void)) {
     return pid;
 }
 
-/* The exec family: send everything first, the new image starts a new trace connection. */
+/* The exec family: send everything first, the new image starts a new trace connection. A vfork
+ * child about to exec leaves the parent's buffers to the parent. */
 static void before_exec(void) {
-    if (atomic_load(&at_active)) at_flush_all();
+    if (atomic_load(&at_active) && !at_is_other_process()) at_flush_all();
 }
 
 #define EXEC_V_HOOK(name, proto, args)                                                           \
@@ -100,6 +103,6 @@ APPTRACE_HOOK(dlopen, void *, (const char *file, int mode)) {
     static void *(*real)(const char *, int);
     if (real == NULL) real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
     void *h = real(file, mode);
-    if (h != NULL && file != NULL && atomic_load(&at_active)) at_send_modules();
+    if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD) && atomic_load(&at_active)) at_send_modules();
     return h;
 }

@@ -32,6 +32,7 @@ at_config at_cfg = {.malloc_threshold = 4096};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static _Atomic bool initialized;
+static _Atomic bool init_done;
 static uint32_t pid_cached;
 static bool log_enabled;
 static _Atomic bool ended;
@@ -275,7 +276,11 @@ static void send_process_start(void) {
 /* Records ProcessEnd once and sends everything. From then on every event is sent at once. */
 void at_process_end(int exit_code, int signal) {
     bool expected = false;
-    if (!atomic_load(&at_active) || !atomic_compare_exchange_strong(&ended, &expected, true)) return;
+    if (!atomic_load(&at_active)) return;
+    /* A vfork child (or a child of a raw clone) shares this memory but is not this process: its
+     * end is not ours. */
+    if (at_is_other_process()) return;
+    if (!atomic_compare_exchange_strong(&ended, &expected, true)) return;
     atomic_store(&at_exiting, true);
     at_tls.depth++;
     enc_process_end m = {
@@ -316,67 +321,40 @@ void at_arm_exit_handler(void) {
     pthread_once(&once, register_exit_handler);
 }
 
-/* ---- fatal signals ---- */
-
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGSYS, SIGTRAP,
-                                    SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGXFSZ};
-static struct sigaction previous[NSIG];
-
-static void fatal_handler(int sig, siginfo_t *info, void *ctx) {
-    int saved = errno;
-    at_process_end(128 + sig, sig);
-    struct sigaction *old = &previous[sig];
-    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction != NULL) {
-        old->sa_sigaction(sig, info, ctx);
-    } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-        old->sa_handler(sig);
-    } else {
-        /* Restore the default action and let it happen: a fault re-executes and faults again,
-         * abort() and kill() deliver the pending signal once this handler returns. */
-        sigaction(sig, old, NULL);
-        raise(sig);
-    }
-    errno = saved;
-}
-
-static void install_signal_handlers(void) {
-    /* An alternate stack lets the handler run after a stack overflow of the main thread. */
-    size_t alt = 64 * 1024;
-    void *stack = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (stack != MAP_FAILED) {
-        stack_t ss = {.ss_sp = stack, .ss_size = alt};
-        stack_t old;
-        if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE)) sigaltstack(&ss, NULL);
-    }
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        int sig = fatal_signals[i];
-        struct sigaction old;
-        if (sigaction(sig, NULL, &old) != 0) continue;
-        /* A program that ignores a signal keeps ignoring it, untouched. */
-        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;
-        previous[sig] = old;
-        struct sigaction sa = {.sa_sigaction = fatal_handler,
-                               .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART};
-        sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, NULL);
-    }
-}
-
 /* ---- fork ---- */
 
+/* The recursion guard is held on the forking thread from just before the fork until the child
+ * has buffers of its own: nothing is recorded in between, in either process. (The fork hook holds
+ * it too; these handlers also cover glibc's own calls of fork, such as daemon's.) */
+static void before_fork(void) {
+    at_tls.depth++;
+}
+
+static void after_fork_parent(void) {
+    at_tls.depth--;
+}
+
 static void after_fork_child(void) {
-    if (!atomic_load(&at_active)) return;
+    if (!atomic_load(&at_active)) {
+        at_tls.depth--;
+        return;
+    }
     pid_cached = (uint32_t)syscall(SYS_getpid);
     atomic_store(&ended, false);
     atomic_store(&at_exiting, false);
-    at_buffers_after_fork_child();
-    at_transport_after_fork();
-    if (!atomic_load(&at_active)) return;
-    at_tls.depth++;
-    send_process_start();
-    send_modules(true);
-    at_flush_all();
+    int region_fd = at_buffers_after_fork_child();
+    if (atomic_load(&at_active)) at_transport_after_fork();
+    at_transport_pass_fd(region_fd);
+    if (atomic_load(&at_active)) {
+        send_process_start();
+        send_modules(true);
+        at_flush_all();
+    }
     at_tls.depth--;
+}
+
+bool at_is_other_process(void) {
+    return (uint32_t)syscall(SYS_getpid) != pid_cached;
 }
 
 /* ---- start-up ---- */
@@ -396,26 +374,46 @@ static void read_config(void) {
 
 static void init(void) {
     at_tls.depth++;
-    /* Marked first: a call made while start-up runs (on another thread) passes through untraced
-     * rather than waiting for it. */
+    /* Marked first: a call made on another thread while start-up runs does not block in
+     * pthread_once (see at_activate_slow). */
     atomic_store(&initialized, true);
     read_config();
     pid_cached = (uint32_t)syscall(SYS_getpid);
     at_clock_init();
     if (!at_transport_connect()) {
         at_log("APPTRACE_SOCKET not set or unreachable: not tracing");
+        atomic_store(&init_done, true);
         at_tls.depth--;
         return;
     }
+    int region_fd = at_buffers_share();
+    if (region_fd < 0) {
+        at_log("no shared memory for the event buffers: events not yet sent are lost if the process "
+               "is killed");
+    }
+    at_transport_pass_fd(region_fd);
     at_cupti_init();
     atomic_store(&at_active, true);
     send_process_start();
     send_modules(false);
     at_cupti_after_start();
     at_flush_all();
-    pthread_atfork(NULL, NULL, after_fork_child);
-    install_signal_handlers();
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    at_signals_install();
+    atomic_store(&init_done, true);
     at_tls.depth--;
+}
+
+/* A thread that calls while start-up runs on another one (a thread a library's constructor
+ * started before apptrace's constructor ran) waits for it, so its calls are traced. The wait is
+ * bounded: start-up takes the loader's locks, and the caller may hold one (a constructor inside
+ * dlopen); then, after half a second, that thread's calls pass through untraced instead. */
+static void wait_for_init(void) {
+    static __thread bool gave_up AT_TLS;
+    if (gave_up) return;
+    struct timespec pause = {.tv_nsec = 100 * 1000};
+    for (int i = 0; i < 5000 && !atomic_load(&init_done); i++) nanosleep(&pause, NULL);
+    gave_up = !atomic_load(&init_done);
 }
 
 void at_ensure_init(void) {
@@ -427,6 +425,7 @@ void at_ensure_init(void) {
 bool at_activate_slow(void) {
     if (at_tls.depth > 0) return false; /* from inside start-up itself */
     at_ensure_init();
+    if (AT_UNLIKELY(!atomic_load(&init_done))) wait_for_init();
     return atomic_load(&at_active);
 }
 
@@ -445,7 +444,7 @@ void *at_resolve(const char *name) {
         /* libcudart loaded with RTLD_LOCAL is not in RTLD_NEXT's scope; ask it directly. */
         void *h = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
         if (h != NULL) {
-            f = dlsym(h, name);
+            f = at_dlsym_on(h, name);
             dlclose(h);
         }
     }

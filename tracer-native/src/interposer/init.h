@@ -18,6 +18,11 @@ extern at_config at_cfg;
 void at_process_end(int exit_code, int signal);
 /* Whether an address (a call site) lies in the CUDA runtime, driver or CUPTI. */
 bool at_in_runtime(uint64_t address);
+/* Whether the caller runs in another process than the one traced here: a vfork child, which
+ * shares this memory until it execs or exits (one system call). */
+bool at_is_other_process(void);
+/* Installs apptrace's handler for the fatal signals (signals.c). */
+void at_signals_install(void);
 /* Re-reads the modules map (after dlopen) and sends it. */
 void at_send_modules(void);
 

@@ -2,8 +2,10 @@
 #include "record.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -12,6 +14,22 @@
 /* How long a flush from another thread waits for a buffer's owner to finish its event. */
 #define AT_FLUSH_SPINS (1u << 22)
 
+/* The layout the collector reads from the shared region (record.h). */
+_Static_assert(offsetof(at_buf, owner) == 4, "at_buf layout");
+_Static_assert(offsetof(at_buf, tid) == 8, "at_buf layout");
+_Static_assert(offsetof(at_buf, seq) == 16, "at_buf layout");
+_Static_assert(offsetof(at_buf, len) == 24, "at_buf layout");
+_Static_assert(offsetof(at_buf, sent) == 28, "at_buf layout");
+_Static_assert(offsetof(at_buf, data) == 56, "at_buf layout");
+_Static_assert(offsetof(at_region_head, used) == 36, "region head layout");
+_Static_assert(sizeof(at_region_head) <= AT_REGION_HEAD_BYTES, "region head layout");
+
+/* Orders the stores before it (event bytes, a send) before those after it (the lengths and
+ * sequence number the collector reads from a dead process's region). A SIGKILL can stop the
+ * process between any two instructions, and x86 keeps stores in program order; this keeps the
+ * compiler from reordering them. */
+#define AT_STORE_ORDER() atomic_signal_fence(memory_order_release)
+
 __thread at_thread at_tls AT_TLS;
 /* Set while this thread is between at_begin and at_commit (its buffer lock is its own). */
 static __thread bool in_event AT_TLS;
@@ -19,6 +37,7 @@ static __thread bool in_event AT_TLS;
 static at_buf *_Atomic bufs[AT_MAX_BUFS];
 static _Atomic int nbufs;
 static _Atomic uint64_t dropped_events; /* events that did not fit or had no buffer */
+static uint8_t *region; /* the shared region; NULL: every buffer is private memory */
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -66,6 +85,12 @@ static void send_events(at_buf *b, uint64_t now_ns) {
         pbw_init(&w, head, sizeof head);
         enc_batch_head(&w, at_pid(), b->tid, b->seq);
         at_transport_send(head, (uint32_t)(w.p - head), b->data + b->sent, b->len - b->sent);
+        /* Killed before the next stores, the region still holds the batch just sent under its
+         * sequence number, which the collector recognizes; killed between them, nothing. */
+        AT_STORE_ORDER();
+        b->len = 0;
+        b->sent = 0;
+        AT_STORE_ORDER();
         b->seq++;
     }
     b->len = 0;
@@ -73,20 +98,77 @@ static void send_events(at_buf *b, uint64_t now_ns) {
     b->last_flush_ns = now_ns;
 }
 
+/* Maps the shared region (at `at`, replacing what is there, when not NULL); its descriptor, or -1
+ * when no shared memory is to be had. */
+static int map_region(uint8_t *at) {
+    /* Growing the memfd past RLIMIT_FSIZE would raise SIGXFSZ, which kills the program; and under
+     * an address-space limit, the region must not take the room the program counts on. */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < AT_REGION_BYTES) {
+        return -1;
+    }
+    if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur / 8 < AT_REGION_BYTES) {
+        return -1;
+    }
+    int fd = (int)syscall(SYS_memfd_create, "apptrace-buffers", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)AT_REGION_BYTES) == 0) {
+        m = mmap(at, AT_REGION_BYTES, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_NORESERVE | (at != NULL ? MAP_FIXED : 0), fd, 0);
+    }
+    if (m == MAP_FAILED) {
+        close(fd);
+        return -1;
+    }
+    at_region_head *h = m;
+    memcpy(h->magic, AT_REGION_MAGIC, sizeof h->magic);
+    h->version = AT_REGION_VERSION;
+    h->pid = at_pid();
+    h->head_bytes = AT_REGION_HEAD_BYTES;
+    h->slot_bytes = (uint32_t)AT_SLOT_BYTES;
+    h->slots = AT_SHARED_SLOTS;
+    h->data_offset = (uint32_t)offsetof(at_buf, data);
+    h->data_bytes = AT_BUF_CAP;
+    region = m;
+    return fd;
+}
+
+int at_buffers_share(void) {
+    return map_region(NULL);
+}
+
+static at_buf *region_slot(int slot) {
+    return (at_buf *)(region + AT_REGION_HEAD_BYTES + (size_t)slot * AT_SLOT_BYTES);
+}
+
+static void region_mark_used(int slot) {
+    at_region_head *h = (at_region_head *)region;
+    uint32_t used = atomic_load(&h->used);
+    while (used < (uint32_t)slot + 1 && !atomic_compare_exchange_weak(&h->used, &used, (uint32_t)slot + 1)) {
+    }
+}
+
 /* A new buffer, owned by `tid` before any other thread can see it in the registry (a buffer
  * published with owner 0 could be claimed by a second thread attaching at the same moment). */
 static at_buf *new_buffer(uint32_t tid) {
-    void *m = mmap(NULL, sizeof(at_buf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    atomic_store(&((at_buf *)m)->owner, tid);
     int slot = atomic_fetch_add(&nbufs, 1);
     if (slot >= AT_MAX_BUFS) {
         atomic_fetch_sub(&nbufs, 1);
-        munmap(m, sizeof(at_buf));
         return NULL;
     }
-    atomic_store_explicit(&bufs[slot], (at_buf *)m, memory_order_release);
-    return m;
+    at_buf *b;
+    if (region != NULL && slot < AT_SHARED_SLOTS) {
+        b = region_slot(slot); /* fresh pages of the region: zero */
+    } else {
+        void *m = mmap(NULL, sizeof(at_buf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return NULL; /* the slot stays empty; every walk skips it */
+        b = m;
+    }
+    atomic_store(&b->owner, tid);
+    atomic_store_explicit(&bufs[slot], b, memory_order_release);
+    if (region != NULL && slot < AT_SHARED_SLOTS) region_mark_used(slot);
+    return b;
 }
 
 static uint32_t gettid_cached(void) {
@@ -186,6 +268,7 @@ void at_commit(at_event *e) {
     at_buf *b = e->buf;
     pbw_end(&e->w, e->event_len);
     if (AT_LIKELY(!e->w.overflow)) {
+        AT_STORE_ORDER(); /* the event's bytes before the length that makes it complete */
         b->len = (uint32_t)(e->w.p - b->data);
         b->events++;
     } else {
@@ -213,9 +296,12 @@ void at_flush_all(void) {
                 uint8_t head[32];
                 pbw w;
                 pbw_init(&w, head, sizeof head);
-                enc_batch_head(&w, at_pid(), b->tid, b->seq++);
+                enc_batch_head(&w, at_pid(), b->tid, b->seq);
                 at_transport_send(head, (uint32_t)(w.p - head), b->data + b->sent, b->len - b->sent);
+                AT_STORE_ORDER();
                 b->sent = b->len;
+                AT_STORE_ORDER();
+                b->seq++;
             }
             continue;
         }
@@ -235,9 +321,28 @@ void at_thread_detach(void) {
     unlock(b);
 }
 
-void at_buffers_after_fork_child(void) {
+int at_buffers_after_fork_child(void) {
     /* Only the forking thread exists in the child. Every buffer's events belong to the parent,
-     * which sends them; the child starts empty, with its own (new) thread identity. */
+     * which sends them; the child starts empty, with its own (new) thread identity. The region is
+     * still the parent's (shared memory stays shared across fork): the child maps a region of its
+     * own at the same address, so no pointer into it goes stale, before anything is written. Until
+     * then nothing is (the fork hook and the atfork prepare handler hold the recursion guard). */
+    int fd = -1;
+    if (region != NULL) {
+        fd = map_region(region);
+        if (fd < 0 && mmap(region, AT_REGION_BYTES, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+            atomic_store(&at_active, false); /* still the parent's memory: never write to it */
+            return -1;
+        }
+        if (fd >= 0) {
+            atomic_store(&((at_region_head *)region)->used, (uint32_t)atomic_load(&nbufs) < AT_SHARED_SLOTS
+                                                                ? (uint32_t)atomic_load(&nbufs)
+                                                                : AT_SHARED_SLOTS);
+        } else {
+            region = NULL; /* private memory at the same address: usable, not recoverable */
+        }
+    }
     int n = atomic_load(&nbufs);
     for (int i = 0; i < n; i++) {
         at_buf *b = atomic_load_explicit(&bufs[i], memory_order_acquire);
@@ -251,6 +356,7 @@ void at_buffers_after_fork_child(void) {
     in_event = false;
     at_tls.buf = NULL;
     at_tls.tid = 0;
+    return fd;
 }
 
 uint64_t at_events_total(void) {

@@ -45,6 +45,8 @@ extern uint32_t at_flush_bytes;
 /* The longest an event waits in a buffer while its thread keeps making calls. */
 #define AT_FLUSH_NS (10ull * 1000 * 1000)
 
+/* The first fields' offsets are read by the collector from the shared region (see below); they
+ * are pinned by static assertions in record.c. */
 typedef struct at_buf {
     _Atomic int lock;        /* 1 while the owner writes an event or anyone sends */
     _Atomic uint32_t owner;  /* tid of the owning thread; 0 when free for reuse */
@@ -57,6 +59,32 @@ typedef struct at_buf {
     uint64_t calls;          /* of which API calls */
     uint8_t data[AT_BUF_CAP];
 } at_buf;
+
+/* Buffers in shared memory. The first AT_SHARED_SLOTS buffers of a process live in one region of
+ * shared memory (a memfd, no file system path) whose descriptor goes to the collector with the
+ * process's first packet. When the connection closes, the collector reads from the region the
+ * complete events that were never sent: a process killed by SIGKILL loses none. The region starts
+ * with this head; buffer i is at head_bytes + i * slot_bytes. The collector's reader
+ * (io.apptrace.capture.SharedBuffers) follows this layout: change both together, and the
+ * version. */
+#define AT_REGION_MAGIC "APPTRBUF"
+#define AT_REGION_VERSION 1
+#define AT_SHARED_SLOTS 256
+#define AT_REGION_HEAD_BYTES 4096
+#define AT_SLOT_BYTES ((sizeof(at_buf) + 4095) & ~(size_t)4095)
+#define AT_REGION_BYTES (AT_REGION_HEAD_BYTES + AT_SHARED_SLOTS * AT_SLOT_BYTES)
+
+typedef struct {
+    char magic[8];           /* AT_REGION_MAGIC, no terminating NUL */
+    uint32_t version;        /* AT_REGION_VERSION */
+    uint32_t pid;            /* the pid the process's batches carry */
+    uint32_t head_bytes;     /* offset of buffer 0 */
+    uint32_t slot_bytes;     /* distance between buffers */
+    uint32_t slots;          /* buffers the region holds */
+    uint32_t data_offset;    /* offsetof(at_buf, data) */
+    uint32_t data_bytes;     /* AT_BUF_CAP */
+    _Atomic uint32_t used;   /* buffers handed out: the collector reads buffers [0, used) */
+} at_region_head;
 
 typedef struct {
     int depth;               /* recursion guard: > 0 inside a hook */
@@ -127,15 +155,24 @@ void at_ensure_init(void);
 void at_arm_exit_handler(void);
 uint32_t at_pid(void);
 void *at_resolve(const char *name);
+/* dlsym on a handle, never apptrace's own (hooks_dlsym.c). */
+void *at_dlsym_on(void *handle, const char *name);
 
 /* Transport (transport.c). */
 bool at_transport_connect(void);
 bool at_transport_send(const uint8_t *head, uint32_t head_len, const uint8_t *body, uint32_t body_len);
 void at_transport_after_fork(void);
+/* Sends `fd` (SCM_RIGHTS) with the next packet, then closes it; -1: nothing to send. */
+void at_transport_pass_fd(int fd);
 uint64_t at_transport_dropped(void);
 
 /* Buffers (record.c). */
-void at_buffers_after_fork_child(void);
+/* Creates the shared region for this process's buffers; its descriptor (to send to the collector
+ * and then close), or -1 when buffers are private memory (no shared memory available). */
+int at_buffers_share(void);
+/* In a child after fork: forgets the parent's buffers, gives the child a region of its own;
+ * returns its descriptor as at_buffers_share does. */
+int at_buffers_after_fork_child(void);
 void at_thread_detach(void);
 uint64_t at_events_total(void);
 uint64_t at_calls_total(void);

@@ -3,7 +3,10 @@
  *
  * When the collector goes away (killed, socket closed), the first failed send switches tracing
  * off for good, says so once on stderr, and the program runs on untouched: sends never raise
- * SIGPIPE (MSG_NOSIGNAL) and never retry a dead socket. */
+ * SIGPIPE (MSG_NOSIGNAL) and never retry a dead socket.
+ *
+ * The first packet also carries the descriptor of the process's shared buffer region
+ * (SCM_RIGHTS), which the collector reads when the connection closes (record.h). */
 #include "record.h"
 
 #include <errno.h>
@@ -18,6 +21,7 @@ static int sock_fd = -1;
 uint32_t at_flush_bytes = 32 * 1024;
 static _Atomic uint64_t lost_packets, lost_bytes;
 static _Atomic bool lost_reported;
+static _Atomic int pass_fd = -1; /* to send with the next packet, then close */
 
 static void report_loss(int err) {
     bool expected = false;
@@ -67,17 +71,39 @@ bool at_transport_send(const uint8_t *head, uint32_t head_len, const uint8_t *bo
     }
     struct iovec iov[2] = {{(void *)head, head_len}, {(void *)body, body_len}};
     struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    int fd = atomic_load_explicit(&pass_fd, memory_order_relaxed) < 0 ? -1 : atomic_exchange(&pass_fd, -1);
+    if (fd >= 0) {
+        memset(&control, 0, sizeof control);
+        msg.msg_control = control.buf;
+        msg.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
     for (;;) {
         ssize_t r = sendmsg(sock_fd, &msg, MSG_NOSIGNAL);
-        if (r >= 0) return true;
-        if (errno == EINTR) continue;
+        if (r < 0 && errno == EINTR) continue;
         int err = errno;
+        if (fd >= 0) close(fd); /* a packet in flight holds its own reference */
+        if (r >= 0) return true;
         atomic_store(&at_active, false);
         atomic_fetch_add(&lost_packets, 1);
         atomic_fetch_add(&lost_bytes, head_len + body_len);
         report_loss(err);
         return false;
     }
+}
+
+void at_transport_pass_fd(int fd) {
+    int old = atomic_exchange(&pass_fd, sock_fd >= 0 ? fd : -1);
+    if (old >= 0) close(old);
+    if (sock_fd < 0 && fd >= 0) close(fd);
 }
 
 void at_transport_after_fork(void) {

@@ -3,14 +3,16 @@ package io.apptrace.capture;
 import io.apptrace.trace.BatchWalk;
 
 /**
- * A quick look at a serialized Batch without decoding it: its pid and how many events it holds.
+ * A quick look at a serialized Batch without decoding it: its header and how many events it holds.
  * The collector only forwards bytes; this is what it needs for progress and bookkeeping.
  */
 final class BatchScan implements BatchWalk.Visitor {
   int pid;
+  int tid;
+  long seq;
   int events;
 
-  private BatchScan() {}
+  BatchScan() {}
 
   /** Scans {@code data[0..length)}; a malformed batch yields what was read before the damage. */
   static BatchScan of(byte[] data, int length) {
@@ -22,6 +24,8 @@ final class BatchScan implements BatchWalk.Visitor {
   @Override
   public void header(int pid, int tid, long seq) {
     this.pid = pid;
+    this.tid = tid;
+    this.seq = seq;
   }
 
   @Override

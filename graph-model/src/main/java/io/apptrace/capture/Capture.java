@@ -1,9 +1,5 @@
 package io.apptrace.capture;
 
-import io.apptrace.proto.Batch;
-import io.apptrace.proto.Event;
-import io.apptrace.proto.Note;
-import io.apptrace.proto.ProcessExit;
 import io.apptrace.proto.SchemaVersion;
 import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.TraceWriter;
@@ -15,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,11 +73,10 @@ public final class Capture {
         }
         collector.close();
         ends = collector.ended();
-        notes.addAll(connectionNotes(ends));
-        writeExits(writer, ends, p.pid(), exit, notes);
+        List<String> all = TraceEnd.write(writer, ends, p.pid(), exit, notes, collector.writeFailure());
         long events = collector.events();
         writer.close();
-        return new CaptureResult(exit, options.output(), events, Files.size(options.output()), ends, notes);
+        return new CaptureResult(exit, options.output(), events, Files.size(options.output()), ends, all);
       } finally {
         writer.close();
       }
@@ -188,53 +182,6 @@ public final class Capture {
       }
     }
     return Optional.empty();
-  }
-
-  private static List<String> connectionNotes(List<ConnectionEnd> ends) {
-    List<String> notes = new ArrayList<>();
-    if (ends.isEmpty()) {
-      notes.add("no traced process connected: the program may be statically linked or setuid,"
-          + " or may clear LD_PRELOAD; the trace is empty");
-    }
-    for (ConnectionEnd e : ends) {
-      e.problem().ifPresent(p -> notes.add("process " + e.pid() + ": " + p));
-      e.processEnd().ifPresent(end -> {
-        if (end.getCudaCalls() == 0) {
-          notes.add("process " + e.pid() + " made no CUDA runtime call");
-        }
-        if (end.getDropped() > 0) {
-          notes.add("process " + e.pid() + " lost " + end.getDropped() + " record(s)");
-        }
-      });
-    }
-    return notes;
-  }
-
-  /** Writes, for each process, how it ended; and the notes. Written after every batch. */
-  private static void writeExits(TraceWriter writer, List<ConnectionEnd> ends, long mainPid, int exit,
-      List<String> notes) throws IOException {
-    Map<Integer, ConnectionEnd> byPid = new LinkedHashMap<>();
-    ends.stream().sorted(Comparator.comparingInt(ConnectionEnd::pid)).forEach(e -> byPid.put(e.pid(), e));
-    long now = System.nanoTime();
-    for (ConnectionEnd e : byPid.values()) {
-      boolean main = e.pid() == mainPid;
-      ProcessExit.Builder x = ProcessExit.newBuilder()
-          .setPid(e.pid())
-          .setExitCode(main ? exit : -1)
-          .setSignal(main && exit > 128 ? exit - 128 : e.processEnd().map(pe -> pe.getSignal()).orElse(0))
-          .setClean(e.processEnd().isPresent());
-      e.problem().ifPresent(x::setProblem);
-      writer.writeBatch(Batch.newBuilder().setPid(e.pid())
-          .addEvents(Event.newBuilder().setEntryNs(now).setProcessExit(x)).build());
-    }
-    if (!notes.isEmpty()) {
-      Batch.Builder b = Batch.newBuilder().setPid((int) mainPid);
-      for (String n : notes) {
-        b.addEvents(Event.newBuilder().setEntryNs(now)
-            .setNote(Note.newBuilder().setText(n).setSeverity("warning")));
-      }
-      writer.writeBatch(b.build());
-    }
   }
 
   private static String hostName() {

@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,13 +22,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * Receives the batches traced processes send and writes them to the trace as they arrive. One
  * thread accepts connections (one per traced process, children included); one thread per
  * connection receives its packets. Memory does not grow with the trace: each connection holds one
- * packet buffer, and every packet goes to the file before the next is read.
+ * packet buffer, and every packet goes to the file before the next is read. When a process's
+ * connection closes, the events it wrote but never sent (it was killed) are read from its shared
+ * buffers ({@link SharedBuffers}).
  *
  * <p>Only processes of the same user may connect (checked with SO_PEERCRED, on top of the
  * socket's private 0700 directory).
  */
 public final class Collector implements Closeable {
-  /** Larger than any packet the interposer sends (its buffers are 96 KiB). */
+  /** Larger than any packet the interposer sends (its buffers are 320 KiB). */
   private static final int PACKET_BYTES = 4 << 20;
 
   private static final int POLL_MS = 100;
@@ -43,6 +47,7 @@ public final class Collector implements Closeable {
   private final AtomicInteger connections = new AtomicInteger();
   private volatile boolean stopping;
   private volatile IOException failure;
+  private volatile WriteFailure writeFailure;
 
   private Collector(SeqpacketServer server, TraceWriter writer) {
     this.server = server;
@@ -97,7 +102,8 @@ public final class Collector implements Closeable {
    * Stops accepting, closes connections still open (what they sent is kept), and waits for the
    * reader threads.
    *
-   * @throws IOException if writing the trace failed while collecting
+   * @throws IOException if receiving failed (a failed write of the trace is not thrown: see
+   *     {@link #writeFailure()})
    */
   @Override
   public void close() throws IOException {
@@ -132,7 +138,7 @@ public final class Collector implements Closeable {
         if (cred[1] != uid) {
           SeqpacketServer.closeFd(fd);
           synchronized (this) {
-            ended.add(new ConnectionEnd(cred[0], 0, Optional.empty(),
+            ended.add(new ConnectionEnd(cred[0], 0, 0, 0, Optional.empty(),
                 Optional.of("refused a connection from uid " + cred[1] + " (pid " + cred[0] + ")")));
           }
           continue;
@@ -153,54 +159,114 @@ public final class Collector implements Closeable {
   }
 
   private void readLoop(int fd, int pid) {
-    long received = 0;
-    // Two arrays in turn: the one just written is kept as `last` until the next packet arrives,
-    // so the final packet (which holds ProcessEnd) is at hand without copying every packet.
-    byte[] packet = new byte[64 * 1024];
-    byte[] last = null;
-    int lastLen = 0;
-    String problem = null;
-    try (Memory buf = new Memory(PACKET_BYTES)) {
-      while (true) {
-        long n = SeqpacketServer.receive(fd, buf, POLL_MS);
-        if (n == 0) {
-          break;
-        }
-        if (n < 0) {
-          if (stopping) {
-            break;
-          }
-          continue;
-        }
-        if (n > PACKET_BYTES) {
-          problem = "a packet of " + n + " bytes was too large and lost";
-          continue;
-        }
-        int len = (int) n;
-        if (packet.length < len) {
-          packet = new byte[Math.max(len, packet.length * 2)];
-        }
-        buf.read(0, packet, 0, len);
-        writer.writeBatch(packet, 0, len);
-        BatchScan scan = BatchScan.of(packet, len);
-        events.addAndGet(scan.events);
-        received += scan.events;
-        packets.incrementAndGet();
-        byte[] spare = last != null ? last : new byte[packet.length];
-        last = packet;
-        lastLen = len;
-        packet = spare;
+    Inbound in = new Inbound();
+    try (Connection conn = new Connection(fd, PACKET_BYTES)) {
+      // Closed by the peer: the process is gone, and its buffers can be read. (A live one still
+      // connected when the collector stops is never read behind its back.)
+      if (in.receiveAll(conn) && conn.regionFd() >= 0) {
+        in.recovered = SharedBuffers.drain(conn.regionFd(), in.lastBatch, this::write);
+        events.addAndGet(in.recovered.events());
+        in.received += in.recovered.events();
+        in.lost += in.recovered.lost();
       }
     } catch (IOException e) {
       failure = e;
     } finally {
-      SeqpacketServer.closeFd(fd);
       synchronized (this) {
-        ended.add(new ConnectionEnd(pid, received, processEnd(last, lastLen),
-            Optional.ofNullable(problem)));
+        ended.add(new ConnectionEnd(pid, in.received, in.recovered.events(), in.lost,
+            processEnd(in.last, in.lastLen), Optional.ofNullable(in.problem)));
       }
       active.decrementAndGet();
     }
+  }
+
+  /** What one connection has delivered so far. */
+  private final class Inbound {
+    long received;
+    long lost;
+    SharedBuffers.Recovered recovered = SharedBuffers.Recovered.NONE;
+    String problem;
+    /** Per thread: sequence number and event count of its last batch (see SharedBuffers). */
+    final Map<Integer, long[]> lastBatch = new HashMap<>();
+    // Two arrays in turn: the one just written is kept as `last` until the next packet arrives,
+    // so the final packet (which holds ProcessEnd) is at hand without copying every packet.
+    byte[] packet = new byte[64 * 1024];
+    byte[] last;
+    int lastLen;
+
+    /** Receives and writes packets until the peer closes (true) or the collector stops (false). */
+    boolean receiveAll(Connection conn) throws IOException {
+      while (true) {
+        long n = conn.receive(POLL_MS);
+        if (n == 0) {
+          return true;
+        }
+        if (n < 0) {
+          if (stopping) {
+            return false;
+          }
+        } else if (n > PACKET_BYTES) {
+          problem = "a packet of " + n + " bytes was too large and lost";
+        } else {
+          take(conn, (int) n);
+        }
+      }
+    }
+
+    private void take(Connection conn, int len) {
+      if (packet.length < len) {
+        packet = new byte[Math.max(len, packet.length * 2)];
+      }
+      conn.packet().read(0, packet, 0, len);
+      BatchScan scan = BatchScan.of(packet, len);
+      if (!write(packet, len)) {
+        lost += scan.events;
+      }
+      events.addAndGet(scan.events);
+      received += scan.events;
+      packets.incrementAndGet();
+      long[] seqAndEvents = lastBatch.computeIfAbsent(scan.tid, t -> new long[2]);
+      seqAndEvents[0] = scan.seq;
+      seqAndEvents[1] = scan.events;
+      byte[] spare = last != null ? last : new byte[packet.length];
+      last = packet;
+      lastLen = len;
+      packet = spare;
+    }
+  }
+
+  /**
+   * Writes a batch unless writing has failed before. A failed write (a full disk) is recorded
+   * once; the traced processes are not told: their batches are still received, and counted.
+   *
+   * @return whether the batch is in the trace
+   */
+  private boolean write(byte[] batch, int length) {
+    synchronized (writer) {
+      if (writeFailure != null) {
+        return false;
+      }
+      try {
+        writer.writeBatch(batch, 0, length);
+        return true;
+      } catch (IOException e) {
+        failWrites(e);
+        return false;
+      }
+    }
+  }
+
+  private void failWrites(IOException e) {
+    synchronized (writer) {
+      if (writeFailure == null) {
+        writeFailure = WriteFailure.of(e);
+      }
+    }
+  }
+
+  /** The first failed write of the trace, if any. */
+  public Optional<WriteFailure> writeFailure() {
+    return Optional.ofNullable(writeFailure);
   }
 
   /** The ProcessEnd record, which the interposer sends last. */

@@ -17,6 +17,9 @@ interface LibC extends Library {
   int SO_PEERCRED = 17;
   int SO_RCVBUF = 8;
   int MSG_TRUNC = 0x20;
+  int MSG_CTRUNC = 0x8;
+  int MSG_CMSG_CLOEXEC = 0x40000000;
+  int SCM_RIGHTS = 1;
   short POLLIN = 0x1;
   int EINTR = 4;
   int EAGAIN = 11;
@@ -30,6 +33,10 @@ interface LibC extends Library {
   int accept4(int fd, Pointer addr, Pointer len, int flags) throws LastErrorException;
 
   long recv(int fd, Pointer buf, long len, int flags) throws LastErrorException;
+
+  long recvmsg(int fd, Pointer msghdr, int flags) throws LastErrorException;
+
+  long pread(int fd, Pointer buf, long count, long offset) throws LastErrorException;
 
   int poll(Pointer fds, long nfds, int timeoutMs) throws LastErrorException;
 

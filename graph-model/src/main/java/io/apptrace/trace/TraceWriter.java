@@ -7,23 +7,34 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystemLoopException;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Appends batches to a trace file as they arrive. Every batch goes to the file in one write, with
  * no buffering in this process, so a file whose writer is killed is readable up to its last
- * complete batch. Thread-safe: batches from several connections are written whole, one after the
- * other.
+ * complete batch. A write that fails (a full disk) leaves no partial batch behind: the file is cut
+ * back to the last complete one. Thread-safe: batches from several connections are written whole,
+ * one after the other.
  */
 public final class TraceWriter implements Closeable {
+  /** How many of the last batches {@link #removeLastBatch()} can take back. */
+  private static final int REMOVABLE = 4096;
+
   private final FileChannel channel;
   private final Path path;
   private long bytes;
   private long batches;
+  /** File size after the last complete batch. */
+  private long end;
+  /** Where the last batches start (at most REMOVABLE of them). */
+  private final ArrayDeque<Long> starts = new ArrayDeque<>();
 
   private TraceWriter(FileChannel channel, Path path) {
     this.channel = channel;
@@ -47,9 +58,13 @@ public final class TraceWriter implements Closeable {
               StandardOpenOption.CREATE,
               StandardOpenOption.TRUNCATE_EXISTING,
               StandardOpenOption.WRITE,
+              StandardOpenOption.READ,
               LinkOption.NOFOLLOW_LINKS);
-    } catch (FileSystemLoopException e) {
-      throw new IOException(path + " is a symbolic link; refusing to write a trace through it", e);
+    } catch (IOException e) {
+      if (Files.isSymbolicLink(path)) { // O_NOFOLLOW's ELOOP, whatever exception the JDK makes of it
+        throw new IOException("it is a symbolic link, which apptrace never writes through", e);
+      }
+      throw e;
     }
     TraceWriter w = new TraceWriter(channel, path);
     byte[] head = header.toByteArray();
@@ -57,11 +72,21 @@ public final class TraceWriter implements Closeable {
     buf.put(TraceFormat.MAGIC);
     putVarint(buf, head.length);
     buf.put(head).flip();
-    w.writeFully(buf);
+    try {
+      w.writeFully(buf);
+      w.end = channel.size();
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
     return w;
   }
 
-  /** Appends one serialized {@code Batch} (as the collector receives it from the socket). */
+  /**
+   * Appends one serialized {@code Batch} (as the collector receives it from the socket).
+   *
+   * @throws IOException if the write fails; the file then ends with the batch before
+   */
   public synchronized void writeBatch(byte[] data, int offset, int length) throws IOException {
     ByteBuffer len = ByteBuffer.allocate(5);
     putVarint(len, length);
@@ -70,11 +95,61 @@ public final class TraceWriter implements Closeable {
     ByteBuffer[] both = {len, body};
     long want = len.remaining() + (long) length;
     long done = 0;
-    while (done < want) {
-      done += channel.write(both);
+    try {
+      while (done < want) {
+        done += channel.write(both);
+      }
+    } catch (IOException e) {
+      cutBackTo(end, e);
+      throw e;
     }
+    if (starts.size() == REMOVABLE) {
+      starts.removeFirst();
+    }
+    starts.addLast(end);
+    end += want;
     bytes += want;
     batches++;
+  }
+
+  /**
+   * Takes the last batch back out of the file (to make room on a full disk for the records that
+   * say so). At most the last 4,096 batches can be taken back.
+   *
+   * @return the batch's bytes, or empty when there is none to take back
+   * @throws IOException if the file cannot be read or cut
+   */
+  public synchronized Optional<byte[]> removeLastBatch() throws IOException {
+    if (starts.isEmpty()) {
+      return Optional.empty();
+    }
+    long start = starts.removeLast();
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(end - start));
+    while (buf.hasRemaining() && channel.read(buf, start + buf.position()) > 0) {
+      // read until full
+    }
+    cutBackTo(start, null);
+    bytes -= buf.capacity();
+    batches--;
+    byte[] all = buf.array();
+    int prefix = 0;
+    while (prefix < all.length && (all[prefix] & 0x80) != 0) {
+      prefix++;
+    }
+    return Optional.of(Arrays.copyOfRange(all, Math.min(prefix + 1, all.length), all.length));
+  }
+
+  private void cutBackTo(long size, IOException cause) throws IOException {
+    try {
+      channel.truncate(size);
+      channel.position(size);
+      end = size;
+    } catch (IOException e) {
+      if (cause == null) {
+        throw e;
+      }
+      cause.addSuppressed(e);
+    }
   }
 
   /** Appends one batch. */

@@ -103,7 +103,10 @@ class CaptureFaultsTest {
         .satisfies(e -> assertThat(e.getProcessEnd().getExitCode()).isEqualTo(3));
   }
 
-  /** SIGKILL: every event up to the last completed synchronizing call is in the trace. */
+  /**
+   * SIGKILL: every event up to the last completed synchronizing call was sent; the 200 after it
+   * were not, and are recovered from the process's shared buffers.
+   */
   @Test
   void sigkillKeepsEverythingUpToTheLastSynchronize() throws Exception {
     Captured c = Captured.run(tmp, "sigkill");
@@ -112,6 +115,10 @@ class CaptureFaultsTest {
     int sync = indexOf(events, Api.cudaDeviceSynchronize);
     assertThat(sync).isGreaterThan(0);
     assertThat(events.subList(0, sync).stream().filter(e -> e.getApi() == Api.cudaMemsetAsync)).hasSize(500);
+    assertThat(events.subList(sync, events.size()).stream().filter(e -> e.getApi() == Api.cudaMemsetAsync))
+        .hasSize(200);
+    assertThat(c.result().connections()).singleElement()
+        .satisfies(e -> assertThat(e.recovered()).isPositive());
     assertThat(c.events(Event::hasProcessEnd)).isEmpty();
     assertThat(c.events(Event::hasProcessExit)).singleElement()
         .satisfies(e -> assertThat(e.getProcessExit().getClean()).isFalse());

@@ -27,9 +27,14 @@ record Captured(CaptureResult result, TraceReader.Trace trace, String stdout, St
   }
 
   static Captured runCommand(Path dir, List<String> cmd, boolean simulated) throws Exception {
+    return runCommand(dir, dir.resolve("trace.apptrace"), cmd, simulated);
+  }
+
+  /** Like {@link #runCommand(Path, List, boolean)}, with the trace written to {@code trace}. */
+  static Captured runCommand(Path dir, Path trace, List<String> cmd, boolean simulated) throws Exception {
+    Files.createDirectories(dir);
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
-    Path trace = dir.resolve("trace.apptrace");
     CaptureOptions o = new CaptureOptions(cmd, trace, simulated, 4096, Duration.ofSeconds(10),
         new NativeLibraries(TestPaths.nativeDir()), ProcessBuilder.Redirect.to(out.toFile()),
         ProcessBuilder.Redirect.to(err.toFile()));
