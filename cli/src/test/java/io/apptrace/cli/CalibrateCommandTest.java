@@ -122,10 +122,12 @@ class CalibrateCommandTest {
       assertThat(n.measured().bandwidth().get(kind)).as(kind.key()).isCloseTo(v[1], within(v[1] * 5e-5));
     });
     assertThat(n.measured().latency().get(TransferKind.PREFETCH_D2H) * 1e9).isCloseTo(8000, within(1.0));
-    // g (001 sec. V): the simulator overlaps nothing, so each back-to-back copy pays its full L+o;
-    // the 64 KiB chunks' rounding to a whole ns leaves g within 1 ns of it
-    assertThat(n.measured().gapH2d().getAsDouble() * 1e9).isCloseTo(7000, within(1.0));
-    assertThat(n.measured().gapD2h().getAsDouble() * 1e9).isCloseTo(8000, within(1.0));
+    // g (001 sec. V): the simulator overlaps nothing, so each back-to-back copy pays its full L+o.
+    // g is a slope over runs of 64 KiB chunks less their byte time; the chunks' rounding to whole
+    // ns, and on a loaded machine the simulator's host-time corrections between the chunks of a
+    // run, move it by a few ns (2.4 ns seen with eight processes on two cores): within 0.1%
+    assertThat(n.measured().gapH2d().getAsDouble() * 1e9).isCloseTo(7000, within(7.0));
+    assertThat(n.measured().gapD2h().getAsDouble() * 1e9).isCloseTo(8000, within(8.0));
     // the host memory's bandwidth of the skeleton: one thread's host-to-host copy, 1/G
     assertThat(n.cpus().get(0).memoryBandwidth()).isCloseTo(15e9, within(15e9 * 5e-5));
     assertThat(n.gpus()).hasSize(2);
