@@ -157,8 +157,13 @@ public final class OperationTable {
 
   void copy(int op, Direction d, MemoryKind src, MemoryKind dst, boolean synchronous) {
     int m = meta.get(op) & 0x3fff;
-    meta.set(op, m | ((d.ordinal() + 1) << 14) | ((src.getNumber() & 0xf) << 17)
-        | ((dst.getNumber() & 0xf) << 21) | (synchronous ? 1 << 25 : 0));
+    meta.set(op, m | ((d.ordinal() + 1) << 14) | ((number(src) & 0xf) << 17)
+        | ((number(dst) & 0xf) << 21) | (synchronous ? 1 << 25 : 0));
+  }
+
+  /** A kind's number; 0 (unspecified) for a number this build does not know (a newer or damaged trace). */
+  private static int number(MemoryKind k) {
+    return k == MemoryKind.UNRECOGNIZED ? 0 : k.getNumber();
   }
 
   void markSynchronous(int op) {

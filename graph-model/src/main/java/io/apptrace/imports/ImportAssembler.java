@@ -186,7 +186,7 @@ final class ImportAssembler implements Closeable {
     r[C_TID] = tid;
     r[C_START] = startNs;
     r[C_DUR] = Math.max(0, durNs);
-    r[C_NAME] = strings.id(name);
+    r[C_NAME] = strings.id(name == null ? "" : name);
     r[C_RESULT] = result;
     calls.add(r);
   }
@@ -243,12 +243,14 @@ final class ImportAssembler implements Closeable {
     defaultStreamKind = kind;
   }
 
+  /** A thread's name; a file that gives none (SQL NULL) names it "". */
   void threadName(long pid, long tid, String name) {
-    threadNames.put(key(pid, tid), name);
+    threadNames.put(key(pid, tid), name == null ? "" : name);
   }
 
+  /** A process's name; a file that gives none (SQL NULL) names it "". */
   void processName(long pid, String name) {
-    processNames.put(pid, name);
+    processNames.put(pid, name == null ? "" : name);
   }
 
   /** The pid of process key {@code proc} (when the key is not the pid itself). */
@@ -266,7 +268,7 @@ final class ImportAssembler implements Closeable {
 
   /** A remark for the trace's reader (GPU models, what the source said of itself). */
   void note(String text, String severity) {
-    notes.add(Note.newBuilder().setText(text).setSeverity(severity).build());
+    notes.add(Note.newBuilder().setText(text == null ? "" : text).setSeverity(severity).build());
   }
 
   /** Counts a problem of kind {@code what}. */

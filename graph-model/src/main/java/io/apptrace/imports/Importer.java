@@ -93,10 +93,20 @@ public final class Importer {
   }
 
   /** The file's content, decompressed when gzipped. */
-  private static InputStream open(Path f, boolean gz) {
+  private static InputStream open(Path f, boolean gz) throws IOException {
+    InputStream in = new BufferedInputStream(Files.newInputStream(f), 1 << 16);
     try {
-      InputStream in = new BufferedInputStream(Files.newInputStream(f), 1 << 16);
       return gz ? new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16) : in;
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /** {@link #open(Path, boolean)} for a supplier. */
+  private static InputStream openUnchecked(Path f, boolean gz) {
+    try {
+      return open(f, gz);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -107,8 +117,13 @@ public final class Importer {
     try (InputStream in = open(f, gz)) {
       return in.readNBytes(64);
     } catch (java.util.zip.ZipException | java.io.EOFException e) {
-      throw new ImportException("a gzip file that cannot be decompressed (" + e.getMessage() + ")");
+      throw gzipProblem(e);
     }
+  }
+
+  private static ImportException gzipProblem(IOException e) {
+    return new ImportException("a gzip file that cannot be decompressed ("
+        + (e.getMessage() == null ? "it ends early" : e.getMessage()) + ")");
   }
 
   /**
@@ -202,6 +217,8 @@ public final class Importer {
       file = tmp.resolve("source.sqlite");
       try (InputStream s = open(in, true)) {
         Files.copy(s, file);
+      } catch (java.util.zip.ZipException | java.io.EOFException e) {
+        throw gzipProblem(e);
       }
     }
     try (SqliteFile db = SqliteFile.open(file); ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
@@ -220,7 +237,9 @@ public final class Importer {
           + " sqlite), or StringTable and CUPTI_ACTIVITY_KIND_* tables with an _id_ column (nvprof --export-profile),"
           + " found " + tableList(db));
     } catch (SQLException e) {
-      throw new ImportException("cannot read it as SQLite: " + e.getMessage());
+      // SQLite's messages can quote the schema's SQL, lines and all
+      throw new ImportException("cannot read it as SQLite: " + String.valueOf(e.getMessage()).replaceAll("\\s+", " ")
+          .strip());
     }
   }
 
@@ -238,15 +257,18 @@ public final class Importer {
     try (ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
       KinetoReader r = new KinetoReader(a, o.kinetoDefaultStream());
       try {
-        r.read(() -> open(in, gz));
+        r.read(() -> openUnchecked(in, gz));
       } catch (KinetoReader.NotKinetoException e) {
         throw new ImportException("a JSON file that is not a Kineto trace: " + e.getMessage());
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }
-      if (r.truncatedAt != null) {
+      if (r.truncatedAt != null && r.damage == null) {
         a.warn("the file ends early (at " + r.truncatedAt + " of the decompressed JSON): the events before it"
             + " were imported");
+      } else if (r.truncatedAt != null) {
+        a.warn("the file is not valid JSON from " + r.truncatedAt + " of the decompressed JSON on (" + r.damage
+            + "): the events before it were imported");
       }
       return finish(Format.KINETO_JSON, in, partial, out, a, r.source, r.truncatedAt);
     }

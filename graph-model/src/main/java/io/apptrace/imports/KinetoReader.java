@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.io.SerializedString;
 import io.apptrace.proto.CopyKind;
 import io.apptrace.proto.GpuActivityKind;
 import io.apptrace.proto.MemoryKind;
+import java.io.CharConversionException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,8 +37,10 @@ final class KinetoReader {
   /** Counts of what the file holds, by kind, as the import report shows them. */
   final Map<String, Long> source = new LinkedHashMap<>();
   private final ImportAssembler out;
-  /** Where the parse stopped early (a truncated file); null when it read to the end. */
+  /** Where the parse stopped early (a truncated or damaged file); null when it read to the end. */
   String truncatedAt;
+  /** Why, when the file does not just end there: the JSON parser's one-line reason; else null. */
+  String damage;
   /** The file's stream that CUPTI numbers as the legacy default stream (see docs/IMPORT.md). */
   private final long defaultStream;
 
@@ -78,11 +81,13 @@ final class KinetoReader {
   void read(Supplier<InputStream> open) throws IOException, NotKinetoException {
     boolean sawEvents = false;
     List<String> keys = new ArrayList<>();
-    try (InputStream in = open.get(); JsonParser p = JSON.createParser(in)) {
+    try (Counting in = new Counting(open.get()); JsonParser p = JSON.createParser(in)) {
       JsonToken first;
       try {
         first = p.nextToken();
-      } catch (JsonProcessingException e) {
+      } catch (JsonProcessingException | CharConversionException e) {
+        // the parser detects UTF-16 and UTF-32 from the first bytes; bytes that are neither
+        // (CharConversionException) are not JSON either
         throw new NotKinetoException("not JSON (" + firstLine(e) + ")");
       }
       try {
@@ -113,11 +118,15 @@ final class KinetoReader {
           throw new NotKinetoException("expected a JSON object with \"traceEvents\" (a Kineto trace), found "
               + describe(first));
         }
-      } catch (JsonProcessingException | EOFException e) {
+      } catch (JsonProcessingException | CharConversionException | EOFException e) {
         if (!sawEvents) {
           throw new NotKinetoException("not a complete JSON document (" + firstLine(e) + ")");
         }
-        truncatedAt = "byte " + p.currentLocation().getByteOffset();
+        long at = p.currentLocation().getByteOffset();
+        truncatedAt = "byte " + at;
+        if (!in.endsAt(at)) {
+          damage = firstLine(e);
+        }
       }
     } catch (EOFException | java.util.zip.ZipException e) {
       // the compressed stream ends early or is corrupt: what was decompressed before is kept
@@ -147,6 +156,48 @@ final class KinetoReader {
     out.defaultStreamKind(ImportAssembler.StreamKind.NON_BLOCKING);
     for (String n : gpuNotes) {
       out.note(n, "info");
+    }
+  }
+
+  /** A stream that counts its bytes, to tell a file that ends early from one damaged earlier. */
+  private static final class Counting extends java.io.FilterInputStream {
+    private long count;
+    private boolean closed;
+
+    Counting(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      count += b < 0 ? 0 : 1;
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      count += Math.max(n, 0);
+      return n;
+    }
+
+    /** Whether the stream ends at {@code offset}: all of it was read, and nothing follows. */
+    boolean endsAt(long offset) throws IOException {
+      if (closed) {
+        return offset >= count; // the parser closes its input when it reaches the end
+      }
+      try {
+        return offset >= count && read() < 0;
+      } catch (EOFException e) {
+        return offset >= count; // a compressed stream cut short: it ends here too
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      closed = true;
+      super.close();
     }
   }
 
@@ -383,7 +434,7 @@ final class KinetoReader {
 
   private static long integer(JsonParser p, JsonToken v, long otherwise) throws IOException {
     if (v == JsonToken.VALUE_NUMBER_INT) {
-      return p.getValueAsLong(otherwise);
+      return longOr(p, otherwise);
     }
     if (v == JsonToken.VALUE_NUMBER_FLOAT) {
       return (long) p.getDoubleValue();
@@ -425,7 +476,7 @@ final class KinetoReader {
   /** A pid or tid: numbers as they are; strings ("Spans", "stream 7") by a small id. */
   private long idOf(JsonParser p, JsonToken v) throws IOException {
     if (v == JsonToken.VALUE_NUMBER_INT) {
-      return p.getValueAsLong(0);
+      return longOr(p, 0);
     }
     if (v == JsonToken.VALUE_STRING) {
       String s = p.getText();
@@ -445,7 +496,9 @@ final class KinetoReader {
    */
   static long micros(JsonParser p, JsonToken v) throws IOException {
     if (v == JsonToken.VALUE_NUMBER_INT) {
-      return Math.multiplyExact(p.getLongValue(), 1000L);
+      long us = longOr(p, Long.MIN_VALUE);
+      // a time no clock gives is no time: the event is counted as lacking one
+      return us > Long.MAX_VALUE / 1000 || us < Long.MIN_VALUE / 1000 ? Long.MIN_VALUE : us * 1000;
     }
     if (v == JsonToken.VALUE_NUMBER_FLOAT || v == JsonToken.VALUE_STRING) {
       return microsText(p.getText());
@@ -455,6 +508,9 @@ final class KinetoReader {
   }
 
   static long microsText(String s) {
+    if (s.length() > MAX_NUMBER_CHARS) {
+      return Long.MIN_VALUE; // no time is written so, and parsing a number costs its digits squared
+    }
     s = s.trim();
     int dot = s.indexOf('.');
     if (dot >= 0 && s.indexOf('e') < 0 && s.indexOf('E') < 0) {
@@ -468,10 +524,25 @@ final class KinetoReader {
       }
     }
     try {
-      return new BigDecimal(s).movePointRight(3).longValue();
-    } catch (NumberFormatException ex) {
+      BigDecimal ns = new BigDecimal(s).movePointRight(3);
+      // digits before the point, judged before converting: converting 1e999999999 or
+      // 1e-999999999 would build a number of a billion digits
+      long digits = (long) ns.precision() - ns.scale();
+      if (digits <= 0) {
+        return 0;
+      }
+      return digits > 19 ? Long.MIN_VALUE : ns.setScale(0, java.math.RoundingMode.DOWN).longValueExact();
+    } catch (NumberFormatException | ArithmeticException ex) {
       return Long.MIN_VALUE;
     }
+  }
+
+  /** The longest time read from a string; JSON numbers are limited by the parser (1,000 digits). */
+  private static final int MAX_NUMBER_CHARS = 100;
+
+  /** An integer value that fits in a long, else {@code otherwise}. */
+  private static long longOr(JsonParser p, long otherwise) throws IOException {
+    return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? otherwise : p.getLongValue();
   }
 
   // ---- what each category becomes ----
@@ -688,7 +759,7 @@ final class KinetoReader {
             }
           }
         }
-      } catch (JsonProcessingException | EOFException e) {
+      } catch (JsonProcessingException | CharConversionException | EOFException e) {
         // truncated: already reported by the first pass
       }
     }

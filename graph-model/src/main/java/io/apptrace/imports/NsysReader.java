@@ -104,7 +104,10 @@ final class NsysReader {
     }
     try (ResultSet rs = db.query("SELECT id, value FROM StringIds WHERE id IN (" + String.join(" UNION ", refs) + ")")) {
       while (rs.next()) {
-        names.put(rs.getLong(1), rs.getString(2));
+        String v = rs.getString(2);
+        if (v != null) {
+          names.put(rs.getLong(1), v);
+        }
       }
     }
   }

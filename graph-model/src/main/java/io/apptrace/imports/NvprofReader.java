@@ -143,7 +143,10 @@ final class NvprofReader {
     try (ResultSet rs = db.query("SELECT _id_, value FROM StringTable WHERE _id_ IN (" + String.join(" UNION ", refs)
         + ")")) {
       while (rs.next()) {
-        strings.put(rs.getLong(1), rs.getString(2));
+        String v = rs.getString(2);
+        if (v != null) {
+          strings.put(rs.getLong(1), v);
+        }
       }
     }
   }

@@ -15,13 +15,20 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.Map;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteConnection;
+import org.sqlite.SQLiteLimits;
 
 /**
  * A profiler's SQLite export opened read-only through sqlite-jdbc, with what its schema holds:
  * the importers probe tables and columns, since every profiler version writes a slightly
- * different schema.
+ * different schema. Only tables count: no profiler writes views, and a view can compute rows
+ * without end, which would make an import of a small forged file never finish. A string or blob
+ * longer than {@link #MAX_VALUE_BYTES} is an error, not an allocation.
  */
 final class SqliteFile implements Closeable {
+  /** The longest string or blob read from a file: far beyond any name a profiler writes. */
+  static final int MAX_VALUE_BYTES = 16 << 20;
+
   private final Connection db;
   private final Map<String, Set<String>> tables = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
 
@@ -29,7 +36,7 @@ final class SqliteFile implements Closeable {
     this.db = db;
     List<String> names = new ArrayList<>();
     try (Statement s = db.createStatement();
-        ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")) {
+        ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
       while (rs.next()) {
         names.add(rs.getString(1));
       }
@@ -54,7 +61,14 @@ final class SqliteFile implements Closeable {
     // queries sort and join in temporary storage, not in this process's heap
     c.setTempStore(SQLiteConfig.TempStore.FILE);
     c.setCacheSize(-16 * 1024); // 16 MiB of page cache
-    return new SqliteFile(DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), c.toProperties()));
+    Connection db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), c.toProperties());
+    try {
+      db.unwrap(SQLiteConnection.class).setLimit(SQLiteLimits.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES);
+      return new SqliteFile(db);
+    } catch (SQLException | RuntimeException e) {
+      db.close();
+      throw e;
+    }
   }
 
   boolean has(String table) {

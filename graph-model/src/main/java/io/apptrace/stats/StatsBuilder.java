@@ -16,15 +16,20 @@ import io.apptrace.trace.Truncation;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /** Accumulates statistics record by record; memory grows with processes, threads and kernels. */
 final class StatsBuilder {
+  /** Batch sequence numbers up to which a bit set tracks them (2 MiB at most per thread). */
+  private static final int DENSE_SEQS = 1 << 24;
+
   private final Counts totals = new Counts();
   private final Map<Integer, Proc> procs = new TreeMap<>();
   private final List<String> notes = new ArrayList<>();
@@ -53,7 +58,10 @@ final class StatsBuilder {
     final int tid;
     String name = "";
     final Counts counts = new Counts();
+    /** Batch sequence numbers seen below {@link #DENSE_SEQS}. */
     final BitSet seqs = new BitSet();
+    /** Those at or above it: a damaged or forged file's, which would make a bit set that large. */
+    final Set<Long> sparseSeqs = new HashSet<>();
     long maxSeq = -1;
 
     Thread(int tid) {
@@ -69,10 +77,13 @@ final class StatsBuilder {
       return;
     }
     Thread t = p.threads.computeIfAbsent(r.tid(), Thread::new);
-    if (r.batchSeq() < Integer.MAX_VALUE) {
-      t.seqs.set((int) r.batchSeq());
+    long seq = r.batchSeq();
+    if (seq >= 0 && seq < DENSE_SEQS) {
+      t.seqs.set((int) seq);
+    } else if (seq >= 0) {
+      t.sparseSeqs.add(seq);
     }
-    t.maxSeq = Math.max(t.maxSeq, r.batchSeq());
+    t.maxSeq = Math.max(t.maxSeq, seq); // a sequence number of 2^63 or more (damage) is not counted
     Counts[] scopes = {totals, p.counts, t.counts};
     long end = e.getEntryNs() + e.getDurationNs();
     for (Counts c : scopes) {
@@ -135,7 +146,7 @@ final class StatsBuilder {
       }
       case SYMBOL -> {
         long dev = e.getSymbol().getDeviceAddress();
-        if (dev != 0 && p.memory.find(dev).isEmpty()) {
+        if (dev != 0 && e.getSymbol().getBytes() >= 0 && p.memory.find(dev).isEmpty()) {
           p.memory.add(dev, e.getSymbol().getBytes(), MemoryKind.DEVICE);
         }
       }
@@ -147,8 +158,8 @@ final class StatsBuilder {
 
   private void alloc(Proc p, Event e, Counts[] scopes) {
     Alloc a = e.getAlloc();
-    if (e.getResult() != 0 || a.getPtr() == 0) {
-      return;
+    if (e.getResult() != 0 || a.getPtr() == 0 || a.getBytes() < 0) {
+      return; // failed, or a size of 2^63 bytes or more: no allocation any program made
     }
     if (a.getPreviousPtr() != 0) {
       p.memory.remove(a.getPreviousPtr());
@@ -199,7 +210,7 @@ final class StatsBuilder {
       for (Thread t : p.threads.values()) {
         t.counts.nameLaunches(names);
         threads.add(new ThreadStats(t.tid, t.name, t.counts));
-        lost += (t.maxSeq + 1) - t.seqs.cardinality();
+        lost += t.maxSeq < 0 ? 0 : t.maxSeq - (t.seqs.cardinality() + t.sparseSeqs.size()) + 1;
       }
       boolean hasEvents = !p.threads.isEmpty();
       if (!hasEvents && p.argv.isEmpty() && p.exitCode == null) {

@@ -46,12 +46,31 @@ final class BatchIndex {
       while ((b = r.nextRaw()) != null) {
         Walker w = new Walker(definitions);
         int good = BatchWalk.walk(b.data(), b.length(), w);
-        events[0] += w.events;
-        if (w.events > 0) {
-          entries.add(new Entry(w.pid, w.tid, b.offset(), b.length(), b.complete(), w.first));
+        int pid = w.pid;
+        int tid = w.tid;
+        long first = w.first;
+        int count = w.events;
+        if (!b.complete() || good < b.length() || w.events == 0) {
+          // where the walk stopped early, or a batch of no events (never decoded later), the
+          // parser says whether and where the file is damaged, as TraceReader does
+          BatchParser.Result p = BatchParser.parse(b.data(), b.length(), b.complete());
+          r.stopAt(b, p);
+          if (p.events().size() > count) {
+            // fields the walk does not read (groups) before events the parser does
+            for (Event e : p.events().subList(count, p.events().size())) {
+              if (java.util.Arrays.stream(DEFINITIONS).anyMatch(d -> d == e.getBodyCase().getNumber())) {
+                definitions.add(new TraceRecord(p.pid(), p.tid(), p.seq(), e));
+              }
+            }
+            pid = p.pid();
+            tid = p.tid();
+            first = p.events().get(0).getEntryNs();
+            count = p.events().size();
+          }
         }
-        if (!b.complete() || good < b.length()) {
-          r.stopAt(b, BatchParser.parse(b.data(), b.length(), b.complete()));
+        events[0] += count;
+        if (count > 0) {
+          entries.add(new Entry(pid, tid, b.offset(), b.length(), b.complete(), first));
         }
       }
       return new BatchIndex(r.header(), entries, definitions, r.truncation(), events[0]);

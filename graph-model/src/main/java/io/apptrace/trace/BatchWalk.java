@@ -103,6 +103,7 @@ public final class BatchWalk {
     void field(int field, int wire, int valueOffset);
   }
 
+  /** Visits the fields of {@code data[offset, offset + length)} up to the first one that does not fit. */
   private static void fields(byte[] data, int offset, int length, FieldVisitor v) {
     int end = offset + length;
     int pos = offset;
@@ -114,23 +115,33 @@ public final class BatchWalk {
       int p = pos + varintSize(data, pos);
       int field = (int) (tag >>> 3);
       int wire = (int) (tag & 7);
-      v.field(field, wire, p);
+      int next;
       switch (wire) {
-        case 0 -> p += varintSize(data, p);
-        case 1 -> p += 8;
-        case 5 -> p += 4;
-        case 2 -> {
-          long len = varint(data, p, end);
-          if (len < 0) {
+        case 0 -> {
+          if (varint(data, p, end) < 0) {
             return;
           }
-          p += varintSize(data, p) + (int) len;
+          next = p + varintSize(data, p);
+        }
+        case 1 -> next = p + 8;
+        case 5 -> next = p + 4;
+        case 2 -> {
+          long len = varint(data, p, end);
+          int body = p + varintSize(data, p);
+          if (len < 0 || len > end - body) {
+            return;
+          }
+          next = body + (int) len;
         }
         default -> {
           return;
         }
       }
-      pos = p;
+      if (next > end || next < p) {
+        return; // a value the event's bytes do not hold: damage
+      }
+      v.field(field, wire, p);
+      pos = next;
     }
   }
 

@@ -60,6 +60,11 @@ public final class TimeOrderedReader implements Closeable {
   });
   /** The thread being read: it stays current while its next event is the earliest. */
   private ThreadCursor current;
+  /**
+   * The first damage found inside an event when its batch was decoded (the index checks only how
+   * events are framed, not what they hold); the rest of that batch is not read.
+   */
+  private Truncation damage;
 
   /** One thread's batches, read in turn. */
   private final class ThreadCursor {
@@ -92,6 +97,9 @@ public final class TimeOrderedReader implements Closeable {
         Loaded l = !ahead.isEmpty() ? take(ahead.poll()) : load(batches.get(nextBatch));
         events = l.records();
         entries = l.entryNs();
+        if (l.damage() != null && (damage == null || l.damage().byteOffset() < damage.byteOffset())) {
+          damage = l.damage();
+        }
         if (queued <= nextBatch) {
           queued = nextBatch + 1;
         }
@@ -184,9 +192,18 @@ public final class TimeOrderedReader implements Closeable {
     return index.header();
   }
 
-  /** Where reading stopped early (a file cut short or damaged), if it did. */
+  /**
+   * Where reading stopped early (a file cut short or damaged), if it did: the first damage in the
+   * file, at the offset {@link TraceReader#truncation()} gives. Damage inside an event is found
+   * when its batch is decoded, so this is final once every event was read; the events of other
+   * threads' batches after a damaged event are still read.
+   */
   public Optional<Truncation> truncation() {
-    return index.truncation();
+    Optional<Truncation> t = index.truncation();
+    if (damage != null && (t.isEmpty() || damage.byteOffset() < t.get().byteOffset())) {
+      return Optional.of(damage);
+    }
+    return t;
   }
 
   /** Events in the file: process starts, module maps, kernel layouts and device variables. */
@@ -224,8 +241,8 @@ public final class TimeOrderedReader implements Closeable {
     return r;
   }
 
-  /** A decoded batch: its records and their entry times. */
-  private record Loaded(List<TraceRecord> records, long[] entryNs) {}
+  /** A decoded batch: its records and their entry times, and where it is damaged (or null). */
+  private record Loaded(List<TraceRecord> records, long[] entryNs, Truncation damage) {}
 
   private static Loaded take(CompletableFuture<Loaded> f) throws IOException {
     try {
@@ -263,7 +280,9 @@ public final class TimeOrderedReader implements Closeable {
       entries[out.size()] = ev.getEntryNs();
       out.add(new TraceRecord(r.pid(), r.tid(), r.seq(), ev));
     }
-    return new Loaded(out, entries);
+    Truncation damage = r.problem() == null ? null
+        : new Truncation(e.offset() + r.goodBytes(), e.complete() ? "damaged record" : "cut short");
+    return new Loaded(out, entries, damage);
   }
 
   @Override

@@ -133,7 +133,11 @@ public final class TraceReader implements Closeable {
     } catch (EOFException e) {
       throw new TraceException(path + " is cut short inside its header; it holds no events");
     }
-    if (len < 0 || len > TraceFormat.MAX_HEADER_BYTES || len > fileSize - offset) {
+    if (len < 0) {
+      throw new TraceException(path + " has a damaged header (its length at byte " + TraceFormat.MAGIC.length
+          + " is longer than a varint); it holds no readable events");
+    }
+    if (len > TraceFormat.MAX_HEADER_BYTES || len > fileSize - offset) {
       throw new TraceException(path + " has a damaged header (length " + len + " at byte "
           + (offset - 1) + "); it holds no readable events");
     }
@@ -189,13 +193,14 @@ public final class TraceReader implements Closeable {
         truncation = new Truncation(start, "cut short inside a record length");
       }
       return null;
-    } catch (IOException e) {
+    }
+    long available = fileSize - offset;
+    if (len < 0) {
       finished = true;
       truncation = new Truncation(start, "damaged record length");
       return null;
     }
-    long available = fileSize - offset;
-    if (len < 0 || len > TraceFormat.MAX_BATCH_BYTES) {
+    if (len > TraceFormat.MAX_BATCH_BYTES) {
       finished = true;
       truncation = new Truncation(start, "damaged record (length " + len + ")");
       return null;
@@ -231,6 +236,7 @@ public final class TraceReader implements Closeable {
     stopAt(b, r);
   }
 
+  /** A varint; -1 for one longer than ten bytes (damage). */
   private long readVarint() throws IOException {
     long result = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -244,7 +250,7 @@ public final class TraceReader implements Closeable {
         return result;
       }
     }
-    throw new IOException("varint too long");
+    return -1;
   }
 
 

@@ -165,8 +165,8 @@ public final class NodeLoader {
 
   private static String read(Path file) throws NodeFileException {
     try {
-      if (Files.size(file) > 4L * 1024 * 1024) {
-        throw new NodeFileException(file + ": larger than 4 MiB; no node file is");
+      if (Files.size(file) > YamlMap.MAX_CODE_POINTS) {
+        throw new NodeFileException(file + ": larger than 128 KiB; no node file is");
       }
       return Files.readString(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
@@ -328,7 +328,11 @@ public final class NodeLoader {
   }
 
   private static String id(YamlMap m, Map<String, YamlMap.Scalar> ids) throws NodeFileException {
-    YamlMap.Scalar id = m.scalars("id", true).get(0);
+    List<YamlMap.Scalar> given = m.scalars("id", true);
+    if (given.size() != 1) {
+      throw m.error("id", "an id is one name, like gpu0");
+    }
+    YamlMap.Scalar id = given.get(0);
     if (!id.text.matches("[A-Za-z0-9_.-]+")) {
       throw id.error("\"" + id.text + "\" is not a usable id (letters, digits, '_', '.', '-')");
     }

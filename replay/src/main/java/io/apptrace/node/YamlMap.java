@@ -11,7 +11,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
 import org.snakeyaml.engine.v2.common.ScalarStyle;
+import org.snakeyaml.engine.v2.events.Event;
+import org.snakeyaml.engine.v2.events.ScalarEvent;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -30,10 +33,14 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * the reader gets a placeholder and decides whether the file may have any.
  */
 final class YamlMap {
-  /** Limits against hostile files: a document this big or this aliased is no node file. */
-  private static final int MAX_CODE_POINTS = 4 * 1024 * 1024;
-  private static final int MAX_ALIASES = 20;
-  private static final int MAX_DEPTH = 32;
+  /**
+   * Limits against hostile files: a document this big, this aliased (billion laughs), this deeply
+   * nested or with a value this long is no node file. The largest bundled file is 17 KiB.
+   */
+  static final int MAX_CODE_POINTS = 128 * 1024;
+  static final int MAX_ALIASES = 20;
+  static final int MAX_DEPTH = 32;
+  static final int MAX_SCALAR_CHARS = 64 * 1024;
 
   private final String file;
   private final String path;
@@ -108,10 +115,14 @@ final class YamlMap {
    * at {@code label}, with the line and column if {@code atLine}.
    */
   private static Optional<Node> composeText(String label, boolean atLine, String text) throws NodeFileException {
+    // the whole text in one buffer: read in buffer-sized steps, a long value cost its length
+    // squared (5.7 s for 2.9 MB, 0.5 s in one buffer)
     LoadSettings settings = LoadSettings.builder().setLabel(label).setAllowDuplicateKeys(false)
+        .setBufferSize(Math.min(text.length(), MAX_CODE_POINTS) + 1)
         .setMaxAliasesForCollections(MAX_ALIASES).setCodePointLimit(MAX_CODE_POINTS)
         .setAllowRecursiveKeys(false).build();
     try {
+      checkEvents(label, atLine, settings, text);
       return new Compose(settings).composeString(text);
     } catch (MarkedYamlEngineException e) {
       Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
@@ -120,6 +131,35 @@ final class YamlMap {
     } catch (YamlEngineException e) {
       throw new NodeFileException(label + ": not valid YAML: " + oneLine(e.getMessage()));
     }
+  }
+
+  /**
+   * Refuses nesting deeper than {@link #MAX_DEPTH} and values longer than {@link
+   * #MAX_SCALAR_CHARS} from the parser's events, before any node is composed: SnakeYAML composes
+   * nested collections by recursion, so ten thousand nested lists would overflow the stack.
+   */
+  private static void checkEvents(String label, boolean atLine, LoadSettings settings, String text)
+      throws NodeFileException {
+    int depth = 0;
+    for (Event e : new Parse(settings).parseString(text)) {
+      Event.ID id = e.getEventId();
+      if (id == Event.ID.SequenceStart || id == Event.ID.MappingStart) {
+        if (++depth > MAX_DEPTH) {
+          throw new NodeFileException(at(label, atLine, e) + ": nested more than " + MAX_DEPTH
+              + " levels deep; no node file is");
+        }
+      } else if (id == Event.ID.SequenceEnd || id == Event.ID.MappingEnd) {
+        depth--;
+      } else if (e instanceof ScalarEvent v && v.getValue().length() > MAX_SCALAR_CHARS) {
+        throw new NodeFileException(at(label, atLine, e) + ": a value of " + v.getValue().length()
+            + " characters; no node file has one longer than " + MAX_SCALAR_CHARS);
+      }
+    }
+  }
+
+  private static String at(String label, boolean atLine, Event e) {
+    return e.getStartMark().filter(m -> atLine).map(m -> label + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1))
+        .orElse(label);
   }
 
   private static void checkDepth(String file, Node n, int depth) throws NodeFileException {
@@ -416,7 +456,7 @@ final class YamlMap {
     double quantity(Units.Kind kind) throws NodeFileException {
       try {
         double v = Units.parse(text, kind);
-        if (!(v > 0)) {
+        if (!(v > 0) || Double.isInfinite(v)) {
           throw error("\"" + text + "\" must be more than zero");
         }
         return v;

@@ -126,7 +126,7 @@ class NodeLoaderTest {
         .isInstanceOf(NodeFileException.class).hasMessageStartingWith("bomb.yaml")
         .hasMessageContaining("not valid YAML");
     String deep = "a: " + "[".repeat(100) + "]".repeat(100) + "\n";
-    fails(deep, "bad.yaml:1:36: nested more than 32 levels deep; no node file is");
+    fails(deep, "bad.yaml:1:35: nested more than 32 levels deep; no node file is");
   }
 
   @Test
