@@ -38,7 +38,7 @@ final class RecordSorter implements Closeable {
   private long total;
   private final List<Path> runs = new ArrayList<>();
   /** Runs kept before they are merged into one (each is read through a buffer of its own). */
-  static final int MAX_RUNS = 64;
+  static final int MAX_RUNS = 256;
   private ByteBuffer writeBuf;
   private boolean finished;
   /** The spill being sorted and written on another thread, if any. */
@@ -347,7 +347,7 @@ final class RecordSorter implements Closeable {
   /** One run on disk, read a buffer at a time. */
   private static final class RunCursor implements Cursor {
     private final FileChannel ch;
-    private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.nativeOrder());
+    private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 15).order(ByteOrder.nativeOrder());
     private LongBuffer longs;
     private final long[] current;
     private final int width;
