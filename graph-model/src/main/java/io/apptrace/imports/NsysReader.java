@@ -273,7 +273,7 @@ final class NsysReader {
       while (rs.next()) {
         n++;
         long[] r = out.gpuRecord();
-        common(r, rs, GpuActivityKind.GPU_KERNEL);
+        GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         r[ImportAssembler.G_NAME] = nameIds.computeIfAbsent(rs.getLong(7), id -> {
           String kn = id < 0 ? "" : name(id);
           return out.strings.id(kn.isEmpty() ? "kernel" : kn);
@@ -290,17 +290,6 @@ final class NsysReader {
       }
     }
     source.put("kernels", n);
-  }
-
-  /** Columns 1-6 of every GPU query: start, end, deviceId, streamId, correlationId, pid. */
-  private static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
-    r[ImportAssembler.G_KIND] = kind.getNumber();
-    r[ImportAssembler.G_START] = rs.getLong(1);
-    r[ImportAssembler.G_END] = rs.getLong(2);
-    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
-    r[ImportAssembler.G_STREAM] = rs.getLong(4);
-    r[ImportAssembler.G_CORR] = rs.getLong(5);
-    r[ImportAssembler.G_PROC] = rs.getLong(6);
   }
 
   /** nsys's ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 3 array, 4 managed, ...). */
@@ -342,7 +331,7 @@ final class NsysReader {
         n++;
         long[] r = out.gpuRecord();
         long ck = rs.getLong(8);
-        common(r, rs, ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
+        GpuRows.common(r, rs, ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
         r[ImportAssembler.G_BYTES] = rs.getLong(7);
         r[ImportAssembler.G_COPY] = copyKind(ck).getNumber() | (long) memoryKind(rs.getLong(9)).getNumber() << 8
             | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
@@ -364,18 +353,9 @@ final class NsysReader {
     String sql = "SELECT start, end, deviceId, streamId, " + or(column(MEMSET, "correlationId"), "0") + ", "
         + pidExpr(MEMSET) + ", " + or(column(MEMSET, "bytes"), "0") + ", " + or(db.first(MEMSET, "value"), "0") + ", "
         + or(db.first(MEMSET, "memKind"), "2") + ", " + or(db.first(MEMSET, "contextId"), "0") + " FROM " + MEMSET;
-    long n = 0;
+    long n;
     try (ResultSet rs = db.query(sql)) {
-      while (rs.next()) {
-        n++;
-        long[] r = out.gpuRecord();
-        common(r, rs, GpuActivityKind.GPU_MEMSET);
-        r[ImportAssembler.G_BYTES] = rs.getLong(7);
-        r[ImportAssembler.G_VALUE] = rs.getLong(8);
-        r[ImportAssembler.G_COPY] = (long) memoryKind(rs.getLong(9)).getNumber() << 16;
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
-        out.gpu(r);
-      }
+      n = GpuRows.memsets(rs, out, NsysReader::memoryKind);
     }
     source.put("memsets", n);
   }

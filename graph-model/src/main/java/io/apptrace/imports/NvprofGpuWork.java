@@ -40,16 +40,6 @@ final class NvprofGpuWork {
         + ", " + or(column(table, "correlationId"), "0") + ", " + proc;
   }
 
-  private static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
-    r[ImportAssembler.G_KIND] = kind.getNumber();
-    r[ImportAssembler.G_START] = rs.getLong(1);
-    r[ImportAssembler.G_END] = rs.getLong(2);
-    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
-    r[ImportAssembler.G_STREAM] = rs.getLong(4);
-    r[ImportAssembler.G_CORR] = rs.getLong(5);
-    r[ImportAssembler.G_PROC] = rs.getLong(6);
-  }
-
   long kernels(String table) throws SQLException {
     if (!db.has(table)) {
       return 0;
@@ -65,7 +55,7 @@ final class NvprofGpuWork {
       while (rs.next()) {
         n++;
         long[] r = out.gpuRecord();
-        common(r, rs, GpuActivityKind.GPU_KERNEL);
+        GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         // CUPTI names kernels by their mangled name; the trace's kernel name is the display name
         String mangled = rs.getObject(7) != null ? strings.getOrDefault(rs.getLong(7), "") : "";
         r[ImportAssembler.G_NAME] = out.strings.id(mangled.isEmpty() ? "kernel" : KernelNames.fromMangled(mangled));
@@ -116,7 +106,7 @@ final class NvprofGpuWork {
         n++;
         long[] r = out.gpuRecord();
         long ck = rs.getLong(8);
-        common(r, rs, two || ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
+        GpuRows.common(r, rs, two || ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
         r[ImportAssembler.G_BYTES] = rs.getLong(7);
         r[ImportAssembler.G_COPY] = NsysReader.copyKind(ck).getNumber()
             | (long) memoryKind(rs.getLong(9)).getNumber() << 8 | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
@@ -137,18 +127,9 @@ final class NvprofGpuWork {
     String sql = common(table) + ", " + or(column(table, "bytes"), "0") + ", " + or(db.first(table, "value"), "0")
         + ", " + or(db.first(table, "memoryKind"), "3") + ", " + or(db.first(table, "contextId"), "0") + " FROM "
         + table;
-    long n = 0;
+    long n;
     try (ResultSet rs = db.query(sql)) {
-      while (rs.next()) {
-        n++;
-        long[] r = out.gpuRecord();
-        common(r, rs, GpuActivityKind.GPU_MEMSET);
-        r[ImportAssembler.G_BYTES] = rs.getLong(7);
-        r[ImportAssembler.G_VALUE] = rs.getLong(8);
-        r[ImportAssembler.G_COPY] = (long) memoryKind(rs.getLong(9)).getNumber() << 16;
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
-        out.gpu(r);
-      }
+      n = GpuRows.memsets(rs, out, NvprofGpuWork::memoryKind);
     }
     return n;
   }

@@ -1,0 +1,48 @@
+package io.apptrace.imports;
+
+import io.apptrace.proto.GpuActivityKind;
+import io.apptrace.proto.MemoryKind;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.function.LongFunction;
+
+/**
+ * What the two SQLite importers (Nsight Systems, nvprof) share in reading GPU work: every query
+ * for it starts with the same six columns, and their memset rows differ only in how the profiler
+ * numbers memory kinds.
+ */
+final class GpuRows {
+  private GpuRows() {}
+
+  /** Columns 1-6 of every GPU query: start, end, device, stream, correlation id, process key. */
+  static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
+    r[ImportAssembler.G_KIND] = kind.getNumber();
+    r[ImportAssembler.G_START] = rs.getLong(1);
+    r[ImportAssembler.G_END] = rs.getLong(2);
+    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
+    r[ImportAssembler.G_STREAM] = rs.getLong(4);
+    r[ImportAssembler.G_CORR] = rs.getLong(5);
+    r[ImportAssembler.G_PROC] = rs.getLong(6);
+  }
+
+  /**
+   * Hands every memset row over: columns 1-6 as {@link #common}, then bytes, value, the
+   * profiler's memory kind and the context.
+   *
+   * @return the rows read
+   */
+  static long memsets(ResultSet rs, ImportAssembler out, LongFunction<MemoryKind> kinds) throws SQLException {
+    long n = 0;
+    while (rs.next()) {
+      n++;
+      long[] r = out.gpuRecord();
+      common(r, rs, GpuActivityKind.GPU_MEMSET);
+      r[ImportAssembler.G_BYTES] = rs.getLong(7);
+      r[ImportAssembler.G_VALUE] = rs.getLong(8);
+      r[ImportAssembler.G_COPY] = (long) kinds.apply(rs.getLong(9)).getNumber() << 16;
+      r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
+      out.gpu(r);
+    }
+    return n;
+  }
+}
