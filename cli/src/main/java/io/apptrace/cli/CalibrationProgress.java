@@ -12,23 +12,20 @@ import java.util.Locale;
 final class CalibrationProgress implements Calibration.Listener {
   private static final int WIDTH = 30;
   private final PrintWriter err;
-  private final boolean live;
-  private boolean shown;
+  private final StatusLine bar;
   private String last = "";
 
   CalibrationProgress(PrintWriter err, boolean live) {
     this.err = err;
-    this.live = live;
+    this.bar = new StatusLine(err, live);
   }
 
   @Override
   public synchronized void progress(double fraction, String what) {
     int pct = (int) Math.floor(Math.min(1, Math.max(0, fraction)) * 100);
-    if (live) {
+    if (bar.live()) {
       int filled = (int) Math.round(Math.min(1, fraction) * WIDTH);
-      err.printf(Locale.ROOT, "\r\033[K[%s%s] %3d%% %s", "#".repeat(filled), "-".repeat(WIDTH - filled), pct, what);
-      err.flush();
-      shown = true;
+      bar.show(String.format(Locale.ROOT, "[%s%s] %3d%% %s", "#".repeat(filled), "-".repeat(WIDTH - filled), pct, what));
     } else if (!what.equals(last) && !what.equals("done")) {
       err.printf(Locale.ROOT, "apptrace calibrate: %3d%% %s%n", pct, what);
       err.flush();
@@ -54,10 +51,6 @@ final class CalibrationProgress implements Calibration.Listener {
 
   /** Takes the bar off the terminal. */
   synchronized void clear() {
-    if (shown) {
-      err.print("\r\033[K");
-      err.flush();
-      shown = false;
-    }
+    bar.clear();
   }
 }

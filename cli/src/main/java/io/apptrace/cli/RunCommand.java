@@ -61,10 +61,12 @@ final class RunCommand implements Callable<Integer> {
     CaptureOptions opts = new CaptureOptions(command, out, simulated,
         Sizes.parse(mallocThreshold, "--malloc-threshold"), Duration.ofSeconds(waitChildren), libs);
     boolean live = !quiet && System.console() != null;
-    Progress progress = new Progress(err, live);
+    StatusLine progress = new StatusLine(err, live);
     CaptureResult r;
     try {
-      r = new Capture(opts).run(RunCommand::forwardSignals, progress::show, 250);
+      r = new Capture(opts).run(RunCommand::forwardSignals, p -> progress.show(String.format(Locale.ROOT,
+          "apptrace: recording: %d process%s, %,d events ", p.processes(), p.processes() == 1 ? "" : "es",
+          p.events())), 250);
     } catch (CaptureException e) {
       throw new UserException(e.getMessage(), e.exitCode());
     } finally {
@@ -98,34 +100,5 @@ final class RunCommand implements Callable<Integer> {
       err.println("apptrace: note: " + n);
     }
     err.flush();
-  }
-
-  /** The live progress line on a terminal. */
-  private static final class Progress {
-    private final PrintWriter err;
-    private final boolean live;
-    private boolean shown;
-
-    Progress(PrintWriter err, boolean live) {
-      this.err = err;
-      this.live = live;
-    }
-
-    void show(Capture.Progress p) {
-      if (!live) {
-        return;
-      }
-      err.printf(Locale.ROOT, "\rapptrace: recording: %d process%s, %,d events ", p.processes(),
-          p.processes() == 1 ? "" : "es", p.events());
-      err.flush();
-      shown = true;
-    }
-
-    void clear() {
-      if (shown) {
-        err.print("\r\033[K");
-        err.flush();
-      }
-    }
   }
 }

@@ -45,10 +45,10 @@ final class TopoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
-    Phases phases = new Phases(err, System.console() != null);
+    StatusLine phases = new StatusLine(err, System.console() != null); // a line per phase: topo is quick
     Topo.Result r;
     try {
-      r = Topo.thisMachine(!noHwloc, phases::show);
+      r = Topo.thisMachine(!noHwloc, phase -> phases.show("apptrace topo: " + phase + " ..."));
     } catch (IOException e) {
       throw new UserException("cannot enumerate this machine: " + e.getMessage());
     } finally {
@@ -115,32 +115,5 @@ final class TopoCommand implements Callable<Integer> {
     }
     String env = System.getenv("HOSTNAME");
     return env == null || env.isBlank() ? "this-machine" : env.strip();
-  }
-
-  /** One progress line per phase, on a terminal only: topo takes well under a second. */
-  private static final class Phases {
-    private final PrintWriter err;
-    private final boolean live;
-    private boolean shown;
-
-    Phases(PrintWriter err, boolean live) {
-      this.err = err;
-      this.live = live;
-    }
-
-    void show(String phase) {
-      if (live) {
-        err.print("\r\033[Kapptrace topo: " + phase + " ...");
-        err.flush();
-        shown = true;
-      }
-    }
-
-    void clear() {
-      if (shown) {
-        err.print("\r\033[K");
-        err.flush();
-      }
-    }
   }
 }
