@@ -120,7 +120,7 @@ public final class FuzzDriver {
         Throwable crash = null;
         boolean hung = false;
         try {
-          outcome = f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+          outcome = await(f, timeout.toNanos());
         } catch (ExecutionException e) {
           crash = e.getCause();
         } catch (TimeoutException e) {
@@ -166,6 +166,31 @@ public final class FuzzDriver {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     return new Report(target.name(), seed, done, crashes, hangs, seconds, slowest, slowestInput, outcomes, findings);
+  }
+
+  /** A waiting slice; a slice seen to last longer was a suspension, counted as {@link #SLICE_COUNTED_MAX}. */
+  private static final long SLICE = 50_000_000L;
+  private static final long SLICE_COUNTED_MAX = 250_000_000L;
+
+  /**
+   * The input's outcome, or a TimeoutException once it has run {@code limit} nanoseconds. Time
+   * the JVM spent suspended (SIGSTOP, a laptop asleep) is not counted: a long benchmark run can be
+   * paused with {@code kill -STOP} while the machine is needed, without false hangs.
+   */
+  private static String await(Future<String> f, long limit)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    long counted = 0;
+    while (true) {
+      long t = System.nanoTime();
+      try {
+        return f.get(SLICE, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        counted += Math.min(System.nanoTime() - t, SLICE_COUNTED_MAX);
+        if (counted >= limit) {
+          throw e;
+        }
+      }
+    }
   }
 
   private static ExecutorService newWorker() {
