@@ -10,6 +10,9 @@ import picocli.CommandLine.HelpCommand;
 @Command(
     name = "apptrace",
     mixinStandardHelpOptions = true,
+    // --help and --version reach every subcommand from here: built once, not by reflection on
+    // each command (startup, docs/BENCHMARKS.md)
+    scope = CommandLine.ScopeType.INHERIT,
     versionProvider = Main.VersionProvider.class,
     description =
         "Records what an unmodified CUDA application does with memory and kernels, builds its"
@@ -43,11 +46,22 @@ public final class Main {
   }
 
   public static void main(String[] args) {
+    long entered = System.nanoTime();
+    // Startup (apptrace model's budget, docs/BENCHMARKS.md): no Groovy closures in our
+    // annotations, which spares picocli a class-path search for Groovy; and no options of the
+    // java.sql and java.time types, whose converters picocli would otherwise look up by reflection.
+    if (System.getProperty("picocli.disable.closures") == null) {
+      System.setProperty("picocli.disable.closures", "true");
+    }
+    if (System.getProperty("picocli.converters.excludes") == null) {
+      System.setProperty("picocli.converters.excludes", "java\\.sql\\..*,java\\.time\\..*");
+    }
     int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
     if (Boolean.getBoolean("apptrace.startup.report")) {
       // for the startup benchmark (docs/BENCHMARKS.md): milliseconds since the JVM started
+      long inMain = (System.nanoTime() - entered) / 1_000_000;
       System.err.println("apptrace: done " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()
-          + " ms after the JVM started");
+          + " ms after the JVM started, " + inMain + " ms after main() was entered");
     }
     System.exit(code);
   }
