@@ -94,7 +94,9 @@ public final class NodeLoader {
     if (text.isEmpty()) {
       return Optional.empty();
     }
-    Node n = parse(name + ".yaml", text.get(), name);
+    // the tree the build composed from the file (NodeTrees), else the file itself
+    Optional<MappingNode> tree = NodeTrees.bundled(name, text.get());
+    Node n = tree.isPresent() ? parse(name + ".yaml", tree.get(), name) : parse(name + ".yaml", text.get(), name);
     if (!n.name().equals(name)) {
       throw new NodeFileException(name + ".yaml: name: the bundled file says '" + n.name()
           + "'; a bundled node's name is its file's");
@@ -200,6 +202,11 @@ public final class NodeLoader {
   /** Parses node file text; {@code file} names it in errors. */
   public static Node parse(String file, String text, String source) throws NodeFileException {
     return parse(YamlMap.parse(file, text), source);
+  }
+
+  /** Reads and checks a node file composed beforehand ({@link NodeTrees}); {@code file} names it in errors. */
+  static Node parse(String file, MappingNode tree, String source) throws NodeFileException {
+    return parse(YamlMap.root(file, tree), source);
   }
 
   /** Reads and checks a composed node file, which must be complete. */

@@ -4,15 +4,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.api.lowlevel.Parse;
 import org.snakeyaml.engine.v2.common.ScalarStyle;
+import org.snakeyaml.engine.v2.composer.Composer;
 import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.events.ScalarEvent;
 import org.snakeyaml.engine.v2.exceptions.Mark;
@@ -24,6 +25,7 @@ import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.parser.Parser;
 
 /**
  * One YAML mapping of a node file, read key by key with the file, line and column of every value
@@ -122,8 +124,8 @@ final class YamlMap {
         .setMaxAliasesForCollections(MAX_ALIASES).setCodePointLimit(MAX_CODE_POINTS)
         .setAllowRecursiveKeys(false).build();
     try {
-      checkEvents(label, atLine, settings, text);
-      return new Compose(settings).composeString(text);
+      // composed from the checked events: the text is parsed once
+      return new Composer(settings, new EventReplay(checkEvents(label, atLine, settings, text))).getSingleNode();
     } catch (MarkedYamlEngineException e) {
       Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
       String where = m == null || !atLine ? label : label + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
@@ -137,11 +139,15 @@ final class YamlMap {
    * Refuses nesting deeper than {@link #MAX_DEPTH} and values longer than {@link
    * #MAX_SCALAR_CHARS} from the parser's events, before any node is composed: SnakeYAML composes
    * nested collections by recursion, so ten thousand nested lists would overflow the stack.
+   *
+   * @return the events, which the node tree is then composed from
    */
-  private static void checkEvents(String label, boolean atLine, LoadSettings settings, String text)
+  private static List<Event> checkEvents(String label, boolean atLine, LoadSettings settings, String text)
       throws NodeFileException {
     int depth = 0;
+    List<Event> events = new ArrayList<>();
     for (Event e : new Parse(settings).parseString(text)) {
+      events.add(e);
       Event.ID id = e.getEventId();
       if (id == Event.ID.SequenceStart || id == Event.ID.MappingStart) {
         if (++depth > MAX_DEPTH) {
@@ -154,6 +160,42 @@ final class YamlMap {
         throw new NodeFileException(at(label, atLine, e) + ": a value of " + v.getValue().length()
             + " characters; no node file has one longer than " + MAX_SCALAR_CHARS);
       }
+    }
+    return events;
+  }
+
+  /** A parser that gives back events already parsed, for the composer. */
+  private static final class EventReplay implements Parser {
+    private final List<Event> events;
+    private int next;
+
+    EventReplay(List<Event> events) {
+      this.events = events;
+    }
+
+    @Override
+    public boolean checkEvent(Event.ID id) {
+      return next < events.size() && events.get(next).getEventId() == id;
+    }
+
+    @Override
+    public Event peekEvent() {
+      if (next == events.size()) {
+        throw new NoSuchElementException("no more events");
+      }
+      return events.get(next);
+    }
+
+    @Override
+    public boolean hasNext() {
+      return next < events.size();
+    }
+
+    @Override
+    public Event next() {
+      Event e = peekEvent();
+      next++;
+      return e;
     }
   }
 
