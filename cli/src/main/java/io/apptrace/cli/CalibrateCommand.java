@@ -26,7 +26,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace calibrate [-o NODE.yaml] [--csv FILE.csv] [--quick] [--sim] [--base NODE]}. */
 @Command(
     name = "calibrate",
-    mixinStandardHelpOptions = true,
     header = "Measures this machine's copies and writes a node file.",
     description =
         "Times cudaMemcpy and prefetches of every kind (pinned, pageable, write-combined, device to device, GPU to"

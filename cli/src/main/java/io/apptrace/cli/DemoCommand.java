@@ -34,7 +34,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "demo",
-    mixinStandardHelpOptions = true,
     header = "Builds, captures and graphs the bundled example on the simulated device.",
     description =
         "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline),"

@@ -18,7 +18,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace dump FILE}: every event of a trace, one line each, in file order. */
 @Command(
     name = "dump",
-    mixinStandardHelpOptions = true,
     header = "Prints every record of a trace, one line each.",
     description =
         "Prints every record of a trace, one line each in file order: pid, tid, batch number,"

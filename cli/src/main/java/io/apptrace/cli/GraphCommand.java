@@ -23,7 +23,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace graph FILE [--graphml OUT] [--dot OUT] [--json OUT] [--summary]}. */
 @Command(
     name = "graph",
-    mixinStandardHelpOptions = true,
     header = "Builds a trace's dynamic value dependence graph: summary, races, exports.",
     description =
         "Builds the dynamic value dependence graph of a trace: values (memory regions in"

@@ -22,7 +22,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace import FILE [-o OUT.apptrace]}. */
 @Command(
     name = "import",
-    mixinStandardHelpOptions = true,
     header = "Imports a trace another profiler took on a real GPU.",
     description = {
       "Reads an Nsight Systems SQLite export (nsys export --type sqlite), an nvprof SQLite profile"

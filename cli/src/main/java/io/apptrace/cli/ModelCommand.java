@@ -30,7 +30,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "model",
-    mixinStandardHelpOptions = true,
     header = "What one transfer or kernel costs on a node model.",
     description =
         "Prints what one transfer costs on a node model: the time, the bandwidth it reaches,"
@@ -270,10 +269,10 @@ final class ModelCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%s: %s, %s; %s; L+o %s (%s)%n", n.name(), first.kind(), first.route(),
         first.method(), Units.time(first.latency().seconds()), first.latency().source());
-    out.printf(Locale.ROOT, "%10s %12s %11s %13s %13s%n", "size", "time", "bandwidth", "Peak BW", "back-of-env.");
+    out.println(row("size", "time", "bandwidth", "Peak BW", "back-of-env."));
     for (TransferEstimate e : rows) {
-      out.printf(Locale.ROOT, "%10s %12s %11s %13s %13s%n", Units.size(e.bytes()), Units.time(e.seconds()),
-          gbps(e.bandwidth()), gbps(e.bytes() / e.peakBwSeconds()), gbps(e.bytes() / e.backOfEnvelopeSeconds()));
+      out.println(row(Units.size(e.bytes()), Units.time(e.seconds()), gbps(e.bandwidth()),
+          gbps(e.bytes() / e.peakBwSeconds()), gbps(e.bytes() / e.backOfEnvelopeSeconds())));
     }
     out.println("(bandwidths in GB/s, 10^9 bytes per second)");
     for (String note : first.notes()) {
@@ -282,7 +281,21 @@ final class ModelCommand implements Callable<Integer> {
   }
 
   private static String gbps(double b) {
-    return String.format(Locale.ROOT, "%.2f", b / 1e9);
+    return Units.fixed(b / 1e9, 2);
+  }
+
+  /** A line of the sweep table: "%10s %12s %11s %13s %13s", without a Formatter (startup). */
+  private static String row(String size, String time, String bandwidth, String peakBw, String backOfEnvelope) {
+    StringBuilder b = new StringBuilder(64);
+    int[] widths = {10, 12, 11, 13, 13};
+    String[] cells = {size, time, bandwidth, peakBw, backOfEnvelope};
+    for (int i = 0; i < cells.length; i++) {
+      if (i > 0) {
+        b.append(' ');
+      }
+      b.append(" ".repeat(Math.max(0, widths[i] - cells[i].length()))).append(cells[i]);
+    }
+    return b.toString();
   }
 
   private void kernel(Node n, PrintWriter out) throws Exception {

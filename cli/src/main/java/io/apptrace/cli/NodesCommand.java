@@ -23,7 +23,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace nodes [--json]}: the bundled node models, one line each. */
 @Command(
     name = "nodes",
-    mixinStandardHelpOptions = true,
     header = "Lists the bundled node models.",
     description =
         "Lists the bundled node models: name, GPUs, links. Use a name with --node, or write"

@@ -47,7 +47,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace replay FILE --node NODE [--node NODE2 ...] ...}. */
 @Command(
     name = "replay",
-    mixinStandardHelpOptions = true,
     header = "Projects a captured application's timeline onto node models.",
     description =
         "Re-times every operation of a trace on a node model and rebuilds the timeline with CUDA's"

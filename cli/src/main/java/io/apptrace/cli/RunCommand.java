@@ -22,7 +22,6 @@ import sun.misc.Signal;
 /** {@code apptrace run [--sim] [-o FILE] [--] CMD [ARGS...]}. */
 @Command(
     name = "run",
-    mixinStandardHelpOptions = true,
     header = "Runs a program and records what it does with CUDA.",
     description =
         "Runs CMD and records what it does with CUDA memory and kernels. Exits with CMD's exit"

@@ -20,7 +20,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace stats FILE [--json]}. */
 @Command(
     name = "stats",
-    mixinStandardHelpOptions = true,
     header = "Counts what a trace holds.",
     description =
         "Counts what a trace holds, per process and thread and in total: API calls by name,"

@@ -22,7 +22,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace topo [-o NODE.yaml] [--name NAME] [--no-hwloc]}: a node file skeleton of this machine. */
 @Command(
     name = "topo",
-    mixinStandardHelpOptions = true,
     header = "Writes a node file skeleton of this machine.",
     description =
         "Enumerates this machine (sockets, NUMA nodes and the PCI tree through libhwloc, or /sys without it;"

@@ -30,7 +30,6 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace validate transfers ...}: the models against measurements. */
 @Command(
     name = "validate",
-    mixinStandardHelpOptions = true,
     header = "Compares the models with measurements from real hardware.",
     description = "Compares apptrace's models with measurements taken on real hardware.",
     subcommands = {ValidateCommand.Transfers.class})
@@ -49,7 +48,6 @@ final class ValidateCommand implements Callable<Integer> {
    */
   @Command(
       name = "transfers",
-      mixinStandardHelpOptions = true,
       header = "Compares the transfer model with measured copy times.",
       description =
           "Compares the transfer model with measured copy times: cudaMemcpy times in the format of Pearson's"

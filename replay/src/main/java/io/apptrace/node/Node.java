@@ -80,6 +80,32 @@ public record Node(
       return Math.min(efficiencyAb, efficiencyBa);
     }
 
+    // equals and hashCode written out: a record's generated ones link an invokedynamic call site
+    // on first use, and JGraphT hashes every link while building a node's topology (about 10 ms of
+    // apptrace model's startup, docs/BENCHMARKS.md)
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Link l && id.equals(l.id) && a.equals(l.a) && b.equals(l.b) && type == l.type
+          && Double.compare(bandwidth, l.bandwidth) == 0 && Double.compare(efficiencyAb, l.efficiencyAb) == 0
+          && Double.compare(efficiencyBa, l.efficiencyBa) == 0 && Double.compare(duplex, l.duplex) == 0
+          && count == l.count && pcie.equals(l.pcie) && nvlinkGeneration == l.nvlinkGeneration;
+    }
+
+    @Override
+    public int hashCode() {
+      int h = id.hashCode();
+      h = 31 * h + a.hashCode();
+      h = 31 * h + b.hashCode();
+      h = 31 * h + type.hashCode();
+      h = 31 * h + Double.hashCode(bandwidth);
+      h = 31 * h + Double.hashCode(efficiencyAb);
+      h = 31 * h + Double.hashCode(efficiencyBa);
+      h = 31 * h + Double.hashCode(duplex);
+      h = 31 * h + count;
+      // (not pcie's: a record's hashCode too; the id tells links apart already)
+      return 31 * h + nvlinkGeneration;
+    }
+
     /** The other end of the link from {@code v}. */
     public String other(String v) {
       return v.equals(a) ? b : a;

@@ -82,20 +82,80 @@ public final class Units {
       return "0 s";
     }
     if (a < 1e-6) {
-      return String.format(Locale.ROOT, "%.1f ns", seconds * 1e9);
+      return fixed(seconds * 1e9, 1) + " ns";
     }
     if (a < 1e-3) {
-      return String.format(Locale.ROOT, "%.2f us", seconds * 1e6);
+      return fixed(seconds * 1e6, 2) + " us";
     }
     if (a < 1) {
-      return String.format(Locale.ROOT, "%.3f ms", seconds * 1e3);
+      return fixed(seconds * 1e3, 3) + " ms";
     }
-    return String.format(Locale.ROOT, "%.3f s", seconds);
+    return fixed(seconds, 3) + " s";
   }
 
   /** A bandwidth for people, in GB/s (10^9 bytes per second). */
+  /**
+   * {@code v} with {@code decimals} digits after the point, as {@code String.format("%.Nf")} writes
+   * it: the double's shortest decimal form ({@link Double#toString}), rounded half up. Without
+   * a Formatter or BigDecimal, whose first uses are a tenth of {@code apptrace model}'s startup
+   * (docs/BENCHMARKS.md).
+   */
+  public static String fixed(double v, int decimals) {
+    if (!Double.isFinite(v) || decimals < 0) {
+      return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+    // the shortest decimal form's digits, and how many of them come before the point
+    String t = Double.toString(Math.abs(v));
+    int e = t.indexOf('E');
+    int exponent = e < 0 ? 0 : Integer.parseInt(t.substring(e + 1));
+    String mantissa = e < 0 ? t : t.substring(0, e);
+    int dot = mantissa.indexOf('.');
+    StringBuilder digits = new StringBuilder(mantissa.length()).append(mantissa, 0, dot).append(mantissa, dot + 1,
+        mantissa.length());
+    int point = dot + exponent;
+    // as many zeros in front as make the point fall inside the digits, then the digits kept
+    while (point <= 0) {
+      digits.insert(0, '0');
+      point++;
+    }
+    int keep = point + decimals;
+    while (digits.length() < keep) {
+      digits.append('0');
+    }
+    boolean up = digits.length() > keep && digits.charAt(keep) >= '5'; // half up
+    digits.setLength(keep);
+    for (int i = keep - 1; up && i >= 0; i--) {
+      char c = digits.charAt(i);
+      if (c == '9') {
+        digits.setCharAt(i, '0');
+      } else {
+        digits.setCharAt(i, (char) (c + 1));
+        up = false;
+      }
+    }
+    if (up) {
+      digits.insert(0, '1');
+      point++;
+      keep++;
+    }
+    // leading zeros of the whole part dropped, one kept
+    int start = 0;
+    while (start < point - 1 && digits.charAt(start) == '0') {
+      start++;
+    }
+    StringBuilder out = new StringBuilder(digits.length() + 2);
+    if (v < 0 || (v == 0 && 1 / v < 0)) {
+      out.append('-'); // a negative value that rounds to zero, and -0.0, keep their sign, as with String.format
+    }
+    out.append(digits, start, point);
+    if (decimals > 0) {
+      out.append('.').append(digits, point, keep);
+    }
+    return out.toString();
+  }
+
   public static String bandwidth(double bytesPerSecond) {
-    return String.format(Locale.ROOT, "%.2f GB/s", bytesPerSecond / 1e9);
+    return fixed(bytesPerSecond / 1e9, 2) + " GB/s";
   }
 
   /** A size for people: {@code 256 B}, {@code 4 KiB}, {@code 1.5 GiB}. */
@@ -107,7 +167,6 @@ public final class Units {
       v /= 1024;
       u++;
     }
-    return v == Math.rint(v) ? String.format(Locale.ROOT, "%d %s", (long) v, units[u])
-        : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    return v == Math.rint(v) ? (long) v + " " + units[u] : fixed(v, 1) + " " + units[u];
   }
 }

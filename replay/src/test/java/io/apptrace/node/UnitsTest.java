@@ -6,6 +6,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 class UnitsTest {
+  /** Units.fixed writes what String.format("%.Nf") writes: the figures of every table depend on it. */
+  @Test
+  void fixedPointIsWhatStringFormatWrites() {
+    java.util.Random r = new java.util.Random(42);
+    double[] edges = {0, -0.0, 0.125, 0.5, 1.005, 2.675, -1.005, -0.001, 0.0049999, 999.995, 1e20, 123456789.987654,
+        4.35, 0.045, 1e-9, -1e-9, Double.MIN_VALUE, Double.MAX_VALUE, Double.NaN, Double.POSITIVE_INFINITY,
+        Double.NEGATIVE_INFINITY};
+    for (int d = 0; d <= 4; d++) {
+      for (double v : edges) {
+        assertThat(Units.fixed(v, d)).as("%s to %d places", v, d)
+            .isEqualTo(String.format(java.util.Locale.ROOT, "%." + d + "f", v));
+      }
+      for (int i = 0; i < 20_000; i++) {
+        double v = switch (i % 4) {
+          case 0 -> r.nextDouble() * 1000;
+          case 1 -> (r.nextInt(2_000_000) - 1_000_000) / 1000.0; // three decimals exactly: the half-way cases
+          case 2 -> Math.pow(10, r.nextInt(30) - 15) * r.nextDouble();
+          default -> -r.nextDouble() * 1e6;
+        };
+        assertThat(Units.fixed(v, d)).as("%s to %d places", v, d)
+            .isEqualTo(String.format(java.util.Locale.ROOT, "%." + d + "f", v));
+      }
+    }
+  }
+
   @Test
   void quantitiesComeBackInBaseUnits() {
     assertThat(Units.parse("900 GB/s", Units.Kind.BANDWIDTH)).isEqualTo(900e9);
