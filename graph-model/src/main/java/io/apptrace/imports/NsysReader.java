@@ -36,7 +36,7 @@ final class NsysReader {
   final Map<String, Long> source = new LinkedHashMap<>();
   private final SqliteFile db;
   private final ImportAssembler out;
-  private final Map<Long, String> names = new HashMap<>();
+  private StringTable names;
 
   NsysReader(SqliteFile db, ImportAssembler out) {
     this.db = db;
@@ -90,7 +90,7 @@ final class NsysReader {
     return col != null ? col : constant;
   }
 
-  /** The names the other tables refer to, and no more (StringIds also holds every symbol). */
+  /** The names the other tables refer to (StringIds also holds every symbol). */
   private void strings() throws SQLException {
     List<String> refs = new ArrayList<>();
     for (String[] tc : new String[][] {{RUNTIME, "nameId"}, {DRIVER, "nameId"}, {KERNEL, "demangledName"},
@@ -99,21 +99,11 @@ final class NsysReader {
         refs.add("SELECT " + tc[1] + " FROM " + tc[0]);
       }
     }
-    if (refs.isEmpty() || !db.has("StringIds", "id") || !db.has("StringIds", "value")) {
-      return;
-    }
-    try (ResultSet rs = db.query("SELECT id, value FROM StringIds WHERE id IN (" + String.join(" UNION ", refs) + ")")) {
-      while (rs.next()) {
-        String v = rs.getString(2);
-        if (v != null) {
-          names.put(rs.getLong(1), v);
-        }
-      }
-    }
+    names = new StringTable(db, "StringIds", "id", "value", refs);
   }
 
-  private String name(long id) {
-    return names.getOrDefault(id, "");
+  private String name(long id) throws SQLException {
+    return names.get(id);
   }
 
   /** Host name, GPUs, process and thread names. */
@@ -218,8 +208,17 @@ final class NsysReader {
         n++;
         long g = rs.getLong(3);
         long pid = pidOf(g);
-        String fn = name != null ? functions.computeIfAbsent(rs.getLong(5), id -> stripVersion(name(id)))
-            : stripVersion(String.valueOf(rs.getString(5)));
+        String fn;
+        if (name != null) {
+          long id = rs.getLong(5);
+          fn = functions.get(id);
+          if (fn == null) {
+            fn = stripVersion(name(id));
+            functions.put(id, fn);
+          }
+        } else {
+          fn = stripVersion(String.valueOf(rs.getString(5)));
+        }
         out.call(pid, rs.getLong(4), pid, tidOf(g), rs.getLong(1), rs.getLong(2), fn, rs.getLong(6));
       }
     }
@@ -274,13 +273,25 @@ final class NsysReader {
         n++;
         long[] r = out.gpuRecord();
         GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
-        r[ImportAssembler.G_NAME] = nameIds.computeIfAbsent(rs.getLong(7), id -> {
+        long id = rs.getLong(7);
+        Integer nameId = nameIds.get(id);
+        if (nameId == null) {
           String kn = id < 0 ? "" : name(id);
-          return out.strings.id(kn.isEmpty() ? "kernel" : kn);
-        });
+          nameId = out.strings.id(kn.isEmpty() ? "kernel" : kn);
+          nameIds.put(id, nameId);
+        }
+        r[ImportAssembler.G_NAME] = nameId;
         long m = rs.getLong(8);
-        if (m >= 0 && !name(m).isEmpty()) {
-          r[ImportAssembler.G_MANGLED] = mangledIds.computeIfAbsent(m, k -> out.strings.id(name(k)));
+        if (m >= 0) {
+          Integer mangledId = mangledIds.get(m);
+          if (mangledId == null) {
+            String mn = name(m);
+            mangledId = mn.isEmpty() ? -1 : out.strings.id(mn);
+            mangledIds.put(m, mangledId);
+          }
+          if (mangledId >= 0) {
+            r[ImportAssembler.G_MANGLED] = mangledId;
+          }
         }
         r[ImportAssembler.G_GRID] = rs.getLong(9);
         r[ImportAssembler.G_BLOCK] = rs.getLong(10);

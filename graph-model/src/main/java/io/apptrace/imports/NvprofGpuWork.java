@@ -16,10 +16,10 @@ import java.util.Map;
 final class NvprofGpuWork {
   private final SqliteFile db;
   private final ImportAssembler out;
-  private final Map<Long, String> strings;
+  private final StringTable strings;
   private final long proc;
 
-  NvprofGpuWork(SqliteFile db, ImportAssembler out, Map<Long, String> strings, long proc) {
+  NvprofGpuWork(SqliteFile db, ImportAssembler out, StringTable strings, long proc) {
     this.db = db;
     this.out = out;
     this.strings = strings;
@@ -57,7 +57,7 @@ final class NvprofGpuWork {
         long[] r = out.gpuRecord();
         GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         // CUPTI names kernels by their mangled name; the trace's kernel name is the display name
-        String mangled = rs.getObject(7) != null ? strings.getOrDefault(rs.getLong(7), "") : "";
+        String mangled = rs.getObject(7) != null ? strings.get(rs.getLong(7)) : "";
         r[ImportAssembler.G_NAME] = out.strings.id(mangled.isEmpty() ? "kernel" : KernelNames.fromMangled(mangled));
         if (!mangled.isEmpty()) {
           r[ImportAssembler.G_MANGLED] = out.strings.id(mangled);

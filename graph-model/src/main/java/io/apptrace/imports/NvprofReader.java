@@ -48,7 +48,7 @@ final class NvprofReader {
   final Map<String, Long> source = new LinkedHashMap<>();
   private final SqliteFile db;
   private final ImportAssembler out;
-  private final Map<Long, String> strings = new HashMap<>();
+  private StringTable strings;
   private final Map<Long, Long> contextDevice = new HashMap<>();
   /** (pid, CUPTI thread id) to the trace's thread id. */
   private final Map<Long, Long> tids = new HashMap<>();
@@ -137,18 +137,7 @@ final class NvprofReader {
         refs.add("SELECT name FROM " + t);
       }
     }
-    if (refs.isEmpty()) {
-      return;
-    }
-    try (ResultSet rs = db.query("SELECT _id_, value FROM StringTable WHERE _id_ IN (" + String.join(" UNION ", refs)
-        + ")")) {
-      while (rs.next()) {
-        String v = rs.getString(2);
-        if (v != null) {
-          strings.put(rs.getLong(1), v);
-        }
-      }
-    }
+    strings = new StringTable(db, "StringTable", "_id_", "value", refs);
   }
 
   /** Each context's device, and its NULL stream. */
@@ -214,7 +203,7 @@ final class NvprofReader {
       while (rs.next()) {
         Object id = rs.getObject(2);
         long pid = u32(id, 0);
-        String name = strings.getOrDefault(rs.getLong(3), "");
+        String name = strings.get(rs.getLong(3));
         long thread = u32(id, 4);
         if (rs.getLong(1) == 1) {
           out.processName(pid, name);

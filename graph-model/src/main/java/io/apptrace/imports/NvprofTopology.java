@@ -19,11 +19,11 @@ final class NvprofTopology {
 
   private final SqliteFile db;
   private final ImportAssembler out;
-  private final Map<Long, String> strings;
+  private final StringTable strings;
   /** Device ids by UUID (16 bytes). */
   private final Map<ByteBuffer, Long> byUuid = new HashMap<>();
 
-  NvprofTopology(SqliteFile db, ImportAssembler out, Map<Long, String> strings) {
+  NvprofTopology(SqliteFile db, ImportAssembler out, StringTable strings) {
     this.db = db;
     this.out = out;
     this.strings = strings;
@@ -48,7 +48,7 @@ final class NvprofTopology {
     try (ResultSet rs = db.query(sql + " FROM " + t + " ORDER BY id")) {
       while (rs.next()) {
         long id = rs.getLong(1);
-        String name = rs.getObject(2) != null ? strings.getOrDefault(rs.getLong(2), "") : "";
+        String name = rs.getObject(2) != null ? strings.get(rs.getLong(2)) : "";
         StringBuilder s = new StringBuilder("GPU ").append(id).append(": ").append(name.isEmpty() ? "unnamed" : name);
         if (rs.getObject(3) != null) {
           s.append(", ").append(rs.getLong(3)).append(" SMs");

@@ -3,6 +3,7 @@ package io.apptrace.imports;
 import java.io.Closeable;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -99,6 +100,27 @@ final class SqliteFile implements Closeable {
     try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
       return rs.next() ? rs.getLong(1) : 0;
     }
+  }
+
+  /**
+   * Whether {@code column} is the table's INTEGER PRIMARY KEY (the rowid itself): a lookup by it
+   * is a B-tree search, not a scan of the table.
+   */
+  boolean rowidKey(String table, String column) throws SQLException {
+    if (!has(table, column)) {
+      return false;
+    }
+    String t = table.replace("'", "''");
+    try (ResultSet rs = query("SELECT (SELECT count(*) FROM pragma_table_info('" + t + "') WHERE pk > 0),"
+        + " (SELECT count(*) FROM pragma_table_info('" + t + "') WHERE pk = 1 AND upper(type) = 'INTEGER'"
+        + " AND lower(name) = '" + column.toLowerCase(Locale.ROOT).replace("'", "''") + "')")) {
+      return rs.next() && rs.getLong(1) == 1 && rs.getLong(2) == 1;
+    }
+  }
+
+  /** A statement to run many times with parameters; the caller closes it. */
+  PreparedStatement prepare(String sql) throws SQLException {
+    return db.prepareStatement(sql);
   }
 
   /** Runs a query; the caller closes the result set (which closes its statement). */

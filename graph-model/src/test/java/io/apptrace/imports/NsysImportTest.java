@@ -158,6 +158,33 @@ class NsysImportTest {
         .isEqualTo(ImportedTrace.read(tmp.resolve("a.apptrace")).trace().records());
   }
 
+  /**
+   * Names are looked up by id where StringIds is keyed by it (every export), read at once
+   * otherwise: both give the same trace.
+   */
+  @Test
+  void namesReadTheSameWhetherOrNotStringIdsIsKeyedById() throws Exception {
+    Path keyed = tmp.resolve("keyed.sqlite");
+    NsysFixture.recent(keyed);
+    Path unkeyed = tmp.resolve("unkeyed.sqlite");
+    NsysFixture.recent(unkeyed);
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + unkeyed);
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE loose AS SELECT * FROM StringIds"); // no primary key
+      s.execute("DROP TABLE StringIds");
+      s.execute("ALTER TABLE loose RENAME TO StringIds");
+    }
+    try (SqliteFile a = SqliteFile.open(keyed); SqliteFile b = SqliteFile.open(unkeyed)) {
+      assertThat(a.rowidKey("StringIds", "id")).isTrue();
+      assertThat(b.rowidKey("StringIds", "id")).isFalse();
+    }
+    run(keyed, tmp.resolve("keyed.apptrace"));
+    run(unkeyed, tmp.resolve("unkeyed.apptrace"));
+    var records = ImportedTrace.read(tmp.resolve("keyed.apptrace")).trace().records();
+    assertThat(records.toString()).contains("cudaLaunchKernel");
+    assertThat(ImportedTrace.read(tmp.resolve("unkeyed.apptrace")).trace().records()).isEqualTo(records);
+  }
+
   @Test
   void versionSuffixesAreStrippedButRealNamesKept() {
     assertThat(NsysReader.stripVersion("cudaMemcpy_v3020")).isEqualTo("cudaMemcpy");
