@@ -14,6 +14,11 @@ import java.util.function.LongFunction;
 final class GpuRows {
   private GpuRows() {}
 
+  /** Told of each row read (the nsys importer moves its calls read ahead on by it). */
+  interface Tick {
+    void row() throws SQLException;
+  }
+
   /** Columns 1-6 of every GPU query: start, end, device, stream, correlation id, process key. */
   static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
     r[ImportAssembler.G_KIND] = kind.getNumber();
@@ -27,14 +32,16 @@ final class GpuRows {
 
   /**
    * Hands every memset row over: columns 1-6 as {@link #common}, then bytes, value, the
-   * profiler's memory kind and the context.
+   * profiler's memory kind and the context. {@code tick} is told of each row.
    *
    * @return the rows read
    */
-  static long memsets(ResultSet rs, ImportAssembler out, LongFunction<MemoryKind> kinds) throws SQLException {
+  static long memsets(ResultSet rs, ImportAssembler out, LongFunction<MemoryKind> kinds, Tick tick)
+      throws SQLException {
     long n = 0;
     while (rs.next()) {
       n++;
+      tick.row();
       long[] r = out.gpuRecord();
       common(r, rs, GpuActivityKind.GPU_MEMSET);
       r[ImportAssembler.G_BYTES] = rs.getLong(7);

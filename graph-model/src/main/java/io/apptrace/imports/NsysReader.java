@@ -66,15 +66,129 @@ final class NsysReader {
     strings();
     system();
     streams();
-    calls(RUNTIME, "runtime calls");
+    // the runtime calls, half the rows of a typical export, read on a second thread while this
+    // one reads the GPU tables, and taken from it a batch at a time in a fixed rhythm (the first
+    // batch first, then one every BATCH GPU rows), so that the trace does not depend on timing
+    calls = runtimeCalls();
+    if (calls == null) {
+      calls(RUNTIME, "runtime calls");
+    } else {
+      source.put("runtime calls", 0L);
+    }
+    if (db.has(DRIVER)) {
+      source.put("driver calls", 0L);
+    }
+    try {
+      if (calls != null) {
+        calls.take();
+      }
+      kernels();
+      memcpys();
+      memsets();
+      syncs();
+      events();
+      if (calls != null) {
+        calls.drain();
+      }
+    } finally {
+      if (calls != null) {
+        calls.rows.close();
+      }
+    }
     if (db.has(DRIVER)) {
       calls(DRIVER, "driver calls");
     }
-    kernels();
-    memcpys();
-    memsets();
-    syncs();
-    events();
+  }
+
+  /** The runtime calls read ahead on a thread of their own, or null (read in turn then). */
+  private CallLane calls;
+
+  /** The calls of a table that names functions by id, as {@link #calls} reads them, read ahead. */
+  private final class CallLane {
+    final PrefetchedRows rows;
+    final Map<Long, String> functions = new HashMap<>();
+    long n;
+    int sinceTake;
+    boolean done;
+
+    CallLane(PrefetchedRows rows) {
+      this.rows = rows;
+    }
+
+    /** Hands the next batch of calls over. */
+    void take() throws SQLException {
+      long[] b = rows.next();
+      if (b == null) {
+        done = true;
+        source.put("runtime calls", n);
+        return;
+      }
+      for (int at = 0; at < b.length; at += CALL_COLUMNS) {
+        n++;
+        call(b[at], b[at + 1], b[at + 2], b[at + 3], function(functions, b[at + 4]), b[at + 5]);
+      }
+      rows.recycle(b);
+    }
+
+    /** Counts a GPU row; every {@link PrefetchedRows#BATCH} of them, a batch of calls. */
+    void tick() throws SQLException {
+      if (!done && ++sinceTake == PrefetchedRows.BATCH) {
+        sinceTake = 0;
+        take();
+      }
+    }
+
+    void drain() throws SQLException {
+      while (!done) {
+        take();
+      }
+    }
+  }
+
+  private static final int CALL_COLUMNS = 6;
+
+  /** A GPU row read: lets the runtime calls read ahead move on. */
+  private void tick() throws SQLException {
+    if (calls != null) {
+      calls.tick();
+    }
+  }
+
+  /** The query of a table's calls: start, duration, globalTid, correlation id, name, return value. */
+  private String callQuery(String table, String nameExpr) {
+    String ret = or(column(table, "returnValue"), "0");
+    String corr = or(column(table, "correlationId"), "0");
+    return "SELECT start, end - start, globalTid, " + corr + ", " + nameExpr + ", " + ret + " FROM " + table;
+  }
+
+  private CallLane runtimeCalls() {
+    String name = db.first(RUNTIME, "nameId");
+    if (!db.has(RUNTIME) || name == null) {
+      return null;
+    }
+    String sql = callQuery(RUNTIME, name);
+    SqliteFile own;
+    try {
+      own = db.reopen();
+    } catch (SQLException e) {
+      return null; // read in turn, on this thread's connection
+    }
+    return new CallLane(new PrefetchedRows(own, sql, CALL_COLUMNS));
+  }
+
+  private void call(long start, long duration, long globalTid, long correlation, String fn, long ret) {
+    long pid = pidOf(globalTid);
+    out.call(pid, correlation, pid, tidOf(globalTid), start, duration, fn, ret);
+  }
+
+  /** A function's name by its id, with its version suffix removed once. */
+  private String function(Map<Long, String> functions, long id) throws SQLException {
+    String fn = functions.get(id);
+    if (fn == null) {
+      fn = stripVersion(name(id));
+      functions.put(id, fn);
+    }
+    return fn;
   }
 
   private String column(String table, String... choices) {
@@ -196,30 +310,15 @@ final class NsysReader {
       return;
     }
     String name = db.first(table, "nameId");
-    String ret = or(column(table, "returnValue"), "0");
-    String corr = or(column(table, "correlationId"), "0");
     String nameExpr = name != null ? name : or(db.first(table, "name"), "''");
     long n = 0;
     // the function names of the calls, by name id, with their version suffix removed once
     Map<Long, String> functions = new HashMap<>();
-    try (ResultSet rs = db.query("SELECT start, end - start, globalTid, " + corr + ", " + nameExpr + ", " + ret
-        + " FROM " + table)) {
+    try (ResultSet rs = db.query(callQuery(table, nameExpr))) {
       while (rs.next()) {
         n++;
-        long g = rs.getLong(3);
-        long pid = pidOf(g);
-        String fn;
-        if (name != null) {
-          long id = rs.getLong(5);
-          fn = functions.get(id);
-          if (fn == null) {
-            fn = stripVersion(name(id));
-            functions.put(id, fn);
-          }
-        } else {
-          fn = stripVersion(String.valueOf(rs.getString(5)));
-        }
-        out.call(pid, rs.getLong(4), pid, tidOf(g), rs.getLong(1), rs.getLong(2), fn, rs.getLong(6));
+        String fn = name != null ? function(functions, rs.getLong(5)) : stripVersion(String.valueOf(rs.getString(5)));
+        call(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), fn, rs.getLong(6));
       }
     }
     source.put(what, n);
@@ -271,6 +370,7 @@ final class NsysReader {
     try (ResultSet rs = db.query(sel + " FROM " + KERNEL)) {
       while (rs.next()) {
         n++;
+        tick();
         long[] r = out.gpuRecord();
         GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         long id = rs.getLong(7);
@@ -340,6 +440,7 @@ final class NsysReader {
     try (ResultSet rs = db.query(sql)) {
       while (rs.next()) {
         n++;
+        tick();
         long[] r = out.gpuRecord();
         long ck = rs.getLong(8);
         GpuRows.common(r, rs, ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
@@ -366,7 +467,7 @@ final class NsysReader {
         + or(db.first(MEMSET, "memKind"), "2") + ", " + or(db.first(MEMSET, "contextId"), "0") + " FROM " + MEMSET;
     long n;
     try (ResultSet rs = db.query(sql)) {
-      n = GpuRows.memsets(rs, out, NsysReader::memoryKind);
+      n = GpuRows.memsets(rs, out, NsysReader::memoryKind, this::tick);
     }
     source.put("memsets", n);
   }
@@ -392,6 +493,7 @@ final class NsysReader {
     try (ResultSet rs = db.query(sql)) {
       while (rs.next()) {
         n++;
+        tick();
         int type = (int) rs.getLong(3);
         type = type >= 1 && type <= 4 ? type : ImportAssembler.SYNC_UNKNOWN;
         out.sync(rs.getLong(2), rs.getLong(1), type, valid(rs.getLong(4)), eventHandle(rs.getLong(5)), -1,
@@ -413,6 +515,7 @@ final class NsysReader {
     try (ResultSet rs = db.query(sql)) {
       while (rs.next()) {
         n++;
+        tick();
         out.eventRecord(rs.getLong(2), rs.getLong(1), valid(rs.getLong(3)), eventHandle(rs.getLong(4)),
             valid(rs.getLong(5)));
       }

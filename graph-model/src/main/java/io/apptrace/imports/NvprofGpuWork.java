@@ -129,7 +129,7 @@ final class NvprofGpuWork {
         + table;
     long n;
     try (ResultSet rs = db.query(sql)) {
-      n = GpuRows.memsets(rs, out, NvprofGpuWork::memoryKind);
+      n = GpuRows.memsets(rs, out, NvprofGpuWork::memoryKind, () -> { });
     }
     return n;
   }

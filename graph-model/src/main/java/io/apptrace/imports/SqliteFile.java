@@ -31,10 +31,12 @@ final class SqliteFile implements Closeable {
   static final int MAX_VALUE_BYTES = 16 << 20;
 
   private final Connection db;
+  private final Path file;
   private final Map<String, Set<String>> tables = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
 
-  private SqliteFile(Connection db) throws SQLException {
+  private SqliteFile(Connection db, Path file) throws SQLException {
     this.db = db;
+    this.file = file;
     List<String> names = new ArrayList<>();
     try (Statement s = db.createStatement();
         ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
@@ -65,11 +67,16 @@ final class SqliteFile implements Closeable {
     Connection db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), c.toProperties());
     try {
       db.unwrap(SQLiteConnection.class).setLimit(SQLiteLimits.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES);
-      return new SqliteFile(db);
+      return new SqliteFile(db, file);
     } catch (SQLException | RuntimeException e) {
       db.close();
       throw e;
     }
+  }
+
+  /** The same file on a connection of its own (for reading on another thread). */
+  SqliteFile reopen() throws SQLException {
+    return open(file);
   }
 
   boolean has(String table) {

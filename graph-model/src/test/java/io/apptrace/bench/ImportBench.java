@@ -158,7 +158,7 @@ public final class ImportBench {
    * Per step, 8 rows: two launches and their kernels, an async copy and its memcpy, a stream
    * synchronization and its synchronization record.
    */
-  static long nsys(Path file, long events) throws Exception {
+  public static long nsys(Path file, long events) throws Exception {
     long steps = events / NSYS_STEP;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
       s.execute("PRAGMA journal_mode = OFF");

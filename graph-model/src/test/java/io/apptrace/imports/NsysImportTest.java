@@ -185,6 +185,29 @@ class NsysImportTest {
     assertThat(ImportedTrace.read(tmp.resolve("unkeyed.apptrace")).trace().records()).isEqualTo(records);
   }
 
+  /**
+   * An export large enough that its runtime calls are read ahead on a second thread over many
+   * batches: every row is imported, and the trace is the same every time, whatever the two
+   * threads' timing.
+   */
+  @Test
+  void aLargeExportImportsEveryRowAndTheSameBytesEveryTime() throws Exception {
+    Path db = tmp.resolve("large.sqlite");
+    long rows = io.apptrace.bench.ImportBench.nsys(db, 60_000);
+    Importer.Result a = run(db, tmp.resolve("a.apptrace"));
+    Importer.Result b = run(db, tmp.resolve("b.apptrace"));
+    assertThat(a.source().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(rows);
+    assertThat(a.source().get("API calls")).isGreaterThan(4L * 4096);
+    assertThat(a.imported()).containsEntry("API calls", a.source().get("API calls"))
+        .containsEntry("kernels", a.source().get("kernels"));
+    // the same records in the same order (the header differs only by the time of the import)
+    var ra = ImportedTrace.read(tmp.resolve("a.apptrace")).trace().records();
+    var rb = ImportedTrace.read(tmp.resolve("b.apptrace")).trace().records();
+    assertThat(rb.size()).isEqualTo(ra.size());
+    assertThat(rb.equals(ra)).as("the records of the two imports are equal").isTrue();
+    assertThat(b.imported()).isEqualTo(a.imported());
+  }
+
   @Test
   void versionSuffixesAreStrippedButRealNamesKept() {
     assertThat(NsysReader.stripVersion("cudaMemcpy_v3020")).isEqualTo("cudaMemcpy");
