@@ -294,10 +294,13 @@ final class KinetoReader {
     /** What ended the pass early (the parser's exception), in the last batch; else null. */
     Throwable failure;
 
-    Batch() {
-      for (int i = 0; i < BATCH; i++) {
-        events[i] = new Ev();
+    /** The event at {@code i}, made on first use (a small file fills a few). */
+    Ev at(int i) {
+      Ev e = events[i];
+      if (e == null) {
+        e = events[i] = new Ev();
       }
+      return e;
     }
   }
 
@@ -370,7 +373,7 @@ final class KinetoReader {
             p.skipChildren();
             continue;
           }
-          Ev e = b.events[b.size];
+          Ev e = b.at(b.size);
           e.reset();
           fields(p, e);
           if (++b.size == BATCH) {
