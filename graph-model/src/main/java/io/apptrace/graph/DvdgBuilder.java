@@ -2,16 +2,15 @@ package io.apptrace.graph;
 
 import io.apptrace.proto.Alloc;
 import io.apptrace.proto.Api;
-import io.apptrace.proto.Copy;
 import io.apptrace.proto.Event;
+import io.apptrace.proto.EventOp;
 import io.apptrace.proto.KernelInfo;
-import io.apptrace.proto.KernelLaunch;
 import io.apptrace.proto.MemoryKind;
-import io.apptrace.proto.Memset;
 import io.apptrace.proto.Module;
 import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.Copies;
+import io.apptrace.trace.GraphEvent;
 import io.apptrace.trace.KernelNames;
 import io.apptrace.trace.TimeOrderedReader;
 import io.apptrace.trace.TraceException;
@@ -25,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Builds a {@link Dvdg} from a trace's events, which must come in time order (each thread's in
@@ -57,7 +55,9 @@ public final class DvdgBuilder {
     final Map<Long, Integer> kernelNames = new HashMap<>();
     long lastKernelId;
     KernelInfo lastKernel;
+    KernelAccesses.Layout lastLayout;
     int lastKernelName = -1;
+    final Map<Long, KernelAccesses.Layout> layouts = new HashMap<>();
     final LongIntMap byCorrelation = new LongIntMap();
     /** Call-log ids of event handles. */
     final LongIntMap eventIds = new LongIntMap();
@@ -100,7 +100,7 @@ public final class DvdgBuilder {
 
   /** Reads a trace file and builds its graph, with its {@link CallLog} when {@code withCalls}. */
   public static Dvdg build(Path trace, boolean withCalls) throws IOException, TraceException {
-    try (TimeOrderedReader r = TimeOrderedReader.open(trace)) {
+    try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(trace, GraphEvent::of)) {
       DvdgBuilder b = new DvdgBuilder(r.header());
       if (withCalls) {
         b.recordCalls();
@@ -141,13 +141,47 @@ public final class DvdgBuilder {
 
   /** The next event, in time order. */
   public void add(TraceRecord r) {
-    if (r.tid() == 0) {
+    add(GraphEvent.of(r));
+  }
+
+  /** The next event, in time order. */
+  public void add(GraphEvent ev) {
+    GraphEvent.Call c = ev.call();
+    if (c.tid() == 0) {
       return; // the collector's own records
     }
-    Proc p = proc(r.pid());
+    Proc p = proc(c.pid());
+    int opsBefore = ops.size();
+    // the kinds of nearly every event first, each read from its own small record
+    if (ev instanceof GraphEvent.CopyCall k) {
+      if (succeeded(c)) {
+        copy(p, c, k);
+      }
+    } else if (ev instanceof GraphEvent.LaunchCall l) {
+      if (succeeded(c)) {
+        launch(p, c, l);
+      }
+    } else if (ev instanceof GraphEvent.MemsetCall m) {
+      if (succeeded(c)) {
+        memset(p, c, m);
+      }
+    } else if (ev instanceof GraphEvent.GpuSpan g) {
+      int op = p.byCorrelation.get(g.gpuCorrelationId(), -1);
+      if (op >= 0) {
+        ops.gpuTimes(op, g.startNs(), g.endNs());
+      }
+    } else {
+      other(p, ((GraphEvent.Other) ev).record());
+    }
+    if (calls != null) {
+      logCall(p, ev, opsBefore);
+    }
+  }
+
+  /** An event other than an operation or its GPU times. */
+  private void other(Proc p, TraceRecord r) {
     Event e = r.event();
     boolean ok = e.getResult() == 0;
-    int opsBefore = ops.size();
     switch (e.getBodyCase()) {
       case SET_DEVICE -> {
         if (ok) {
@@ -174,80 +208,67 @@ public final class DvdgBuilder {
           sync(p, r, e);
         }
       }
-      case COPY -> {
-        if (succeeded(ok, r, e)) {
-          copy(p, r, e);
-        }
-      }
-      case MEMSET -> {
-        if (succeeded(ok, r, e)) {
-          memset(p, r, e);
-        }
-      }
-      case LAUNCH -> {
-        if (succeeded(ok, r, e)) {
-          launch(p, r, e);
-        }
-      }
-      case GPU -> {
-        int op = p.byCorrelation.get(e.getGpu().getCorrelationId(), -1);
-        if (op >= 0) {
-          ops.gpuTimes(op, e.getGpu().getStartNs(), e.getGpu().getEndNs());
-        }
-      }
       default -> {
         // process and thread starts, modules and the like change nothing in the graph
       }
     }
-    if (calls != null) {
-      logCall(p, r, e, ok, opsBefore);
-    }
   }
 
   /** Notes an API call in the call log: what it issued, waited for or recorded. */
-  private void logCall(Proc p, TraceRecord r, Event e, boolean ok, int opsBefore) {
-    if (e.getApi() == Api.API_UNSPECIFIED && e.getApiName().isEmpty()) {
+  private void logCall(Proc p, GraphEvent ev, int opsBefore) {
+    GraphEvent.Call c = ev.call();
+    if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
       return; // not a runtime call (host allocations, process and thread records)
     }
-    int thread = ops.threadId(r.pid(), r.tid());
-    int name = apiName(e);
-    long entry = e.getEntryNs();
-    long dur = e.getDurationNs();
+    int thread = ops.threadId(c.pid(), c.tid());
+    int name = apiName(c);
+    long entry = c.entryNs();
+    long dur = c.durationNs();
     if (ops.size() > opsBefore) {
-      calls.add(thread, CallLog.Type.OP, entry, dur, ops.size() - 1, callStream(r.pid(), lastOpStream), name);
+      calls.add(thread, CallLog.Type.OP, entry, dur, ops.size() - 1, callStream(c.pid(), lastOpStream), name);
       return;
     }
-    if (ok && e.hasSync()) {
-      switch (e.getSync().getScope()) {
-        case STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_STREAM, entry, dur,
-            callStream(r.pid(), streamOf(p, r, e.getSync().getStream())), -1, name);
-        case EVENT_SCOPE -> calls.add(thread, CallLog.Type.SYNC_EVENT, entry, dur, eventId(p, e.getSync().getEvent()),
-            -1, name);
-        case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
-        case UNKNOWN_STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_SOME_STREAMS, entry, dur, device(p, r.tid()),
-            -1, name);
-        default -> calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
-      }
+    boolean ok = c.ok();
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasSync()) {
+      logWait(p, o.record(), thread, name);
       return;
     }
-    if (ok && e.hasEvent()) {
-      String fn = ApiNames.of(e);
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasEvent()) {
+      EventOp eo = o.record().event().getEvent();
+      String fn = c.function();
       if (isEventRecord(fn)) {
-        calls.add(thread, CallLog.Type.EVENT_RECORD, entry, dur, callStream(r.pid(), streamOf(p, r,
-            e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
+        calls.add(thread, CallLog.Type.EVENT_RECORD, entry, dur,
+            callStream(c.pid(), streamOf(p, c.tid(), c.api(), eo.getStream())), eventId(p, eo.getEvent()), name);
         return;
       }
       if (isStreamWait(fn)) {
-        calls.add(thread, CallLog.Type.STREAM_WAIT_EVENT, entry, dur, callStream(r.pid(), streamOf(p, r,
-            e.getEvent().getStream())), eventId(p, e.getEvent().getEvent()), name);
+        calls.add(thread, CallLog.Type.STREAM_WAIT_EVENT, entry, dur,
+            callStream(c.pid(), streamOf(p, c.tid(), c.api(), eo.getStream())), eventId(p, eo.getEvent()), name);
         return;
       }
     }
-    if (ok && e.getApiValue() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
-      calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
+    if (ok && c.api() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
+      calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, c.tid()), -1, name);
       return;
     }
     calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+  }
+
+  /** Notes a synchronization call in the call log. */
+  private void logWait(Proc p, TraceRecord r, int thread, int name) {
+    Event e = r.event();
+    long entry = e.getEntryNs();
+    long dur = e.getDurationNs();
+    switch (e.getSync().getScope()) {
+      case STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_STREAM, entry, dur,
+          callStream(r.pid(), streamOf(p, r.tid(), e.getApiValue(), e.getSync().getStream())), -1, name);
+      case EVENT_SCOPE -> calls.add(thread, CallLog.Type.SYNC_EVENT, entry, dur, eventId(p, e.getSync().getEvent()),
+          -1, name);
+      case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
+      case UNKNOWN_STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_SOME_STREAMS, entry, dur, device(p, r.tid()),
+          -1, name);
+      default -> calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+    }
   }
 
   /** cudaEventRecord and its variants, or the driver's cuEventRecord (imported traces). */
@@ -277,11 +298,11 @@ public final class DvdgBuilder {
   }
 
   /** Whether an operation's call succeeded; a failed one is counted, not drawn. */
-  private boolean succeeded(boolean ok, TraceRecord r, Event e) {
-    if (!ok) {
-      warnings.add("failed call, not in the graph", ApiNames.of(e) + " in thread " + r.tid());
+  private boolean succeeded(GraphEvent.Call c) {
+    if (!c.ok()) {
+      warnings.add("failed call, not in the graph", c.function() + " in thread " + c.tid());
     }
-    return ok;
+    return c.ok();
   }
 
   private int device(Proc p, int tid) {
@@ -402,26 +423,25 @@ public final class DvdgBuilder {
     return t;
   }
 
-  private static boolean perThreadDefault(Event e) {
-    int api = e.getApiValue();
+  private static boolean perThreadDefault(int api) {
     return api >= 0 && api < PER_THREAD_DEFAULT.length && PER_THREAD_DEFAULT[api];
   }
 
-  private int apiName(Event e) {
-    int api = e.getApiValue();
+  private int apiName(GraphEvent.Call c) {
+    int api = c.api();
     boolean cacheable = api > Api.API_OTHER_VALUE && api < apiNames.length;
     if (cacheable && apiNames[api] >= 0) {
       return apiNames[api];
     }
-    int id = ops.nameId(ApiNames.of(e));
+    int id = ops.nameId(c.function());
     if (cacheable) {
       apiNames[api] = id;
     }
     return id;
   }
 
-  private HappensBefore.Stream streamOf(Proc p, TraceRecord r, long handle) {
-    return p.order.stream(handle, device(p, r.tid()), r.tid(), perThreadDefault(r.event()));
+  private HappensBefore.Stream streamOf(Proc p, int tid, int api, long handle) {
+    return p.order.stream(handle, device(p, tid), tid, perThreadDefault(api));
   }
 
   private void stream(Proc p, Event e, boolean ok) {
@@ -441,16 +461,17 @@ public final class DvdgBuilder {
     }
     String fn = ApiNames.of(e);
     if (isEventRecord(fn)) {
-      p.order.record(e.getEvent().getEvent(), streamOf(p, r, e.getEvent().getStream()));
+      p.order.record(e.getEvent().getEvent(), streamOf(p, r.tid(), e.getApiValue(), e.getEvent().getStream()));
     } else if (isStreamWait(fn)) {
-      p.order.waitEvent(streamOf(p, r, e.getEvent().getStream()), e.getEvent().getEvent());
+      p.order.waitEvent(streamOf(p, r.tid(), e.getApiValue(), e.getEvent().getStream()), e.getEvent().getEvent());
     }
   }
 
   private void sync(Proc p, TraceRecord r, Event e) {
     long exit = e.getEntryNs() + e.getDurationNs();
     switch (e.getSync().getScope()) {
-      case STREAM_SCOPE -> p.order.synchronizedWith(r.tid(), streamOf(p, r, e.getSync().getStream()), exit);
+      case STREAM_SCOPE -> p.order.synchronizedWith(r.tid(), streamOf(p, r.tid(), e.getApiValue(),
+          e.getSync().getStream()), exit);
       case EVENT_SCOPE -> p.order.synchronizedWithEvent(r.tid(), e.getSync().getEvent(), exit);
       case DEVICE_SCOPE -> p.order.synchronizedWithDevice(r.tid(), device(p, r.tid()), exit);
       default -> { }
@@ -460,22 +481,21 @@ public final class DvdgBuilder {
   // ---- operations ----
 
   /** Starts an operation on a stream; returns its id. */
-  private int begin(Proc p, TraceRecord r, OpKind kind, int name, long handle, int device,
+  private int begin(Proc p, GraphEvent.Call c, OpKind kind, int name, long handle, int device,
       long bytes, HappensBefore.Stream s) {
-    Event e = r.event();
-    int thread = r.tid() == lastThreadTid && r.pid() == lastThreadPid ? lastThread
-        : (lastThread = ops.threadId(lastThreadPid = r.pid(), lastThreadTid = r.tid()));
+    int thread = c.tid() == lastThreadTid && c.pid() == lastThreadPid ? lastThread
+        : (lastThread = ops.threadId(lastThreadPid = c.pid(), lastThreadTid = c.tid()));
     if (s.tableId < 0 || s.tableDevice != device) {
-      s.tableId = ops.streamId(r.pid(), handle, device);
+      s.tableId = ops.streamId(c.pid(), handle, device);
       s.tableDevice = device;
     }
-    int op = ops.begin(kind, e.getApiValue(), name, thread, s.tableId,
-        e.getEntryNs(), e.getDurationNs(), bytes, ops.callSiteId(r.pid(), e.getCallSite()));
+    int op = ops.begin(kind, c.api(), name, thread, s.tableId,
+        c.entryNs(), c.durationNs(), bytes, ops.callSiteId(c.pid(), c.callSite()));
     opStream.add(s.index);
     lastOpStream = s;
-    opSeq.add(p.order.issue(r.tid(), s, e.getEntryNs()));
-    if (e.getCorrelationId() != 0) {
-      p.byCorrelation.put(e.getCorrelationId(), op);
+    opSeq.add(p.order.issue(c.tid(), s, c.entryNs()));
+    if (c.correlationId() != 0) {
+      p.byCorrelation.put(c.correlationId(), op);
     }
     return op;
   }
@@ -569,79 +589,82 @@ public final class DvdgBuilder {
     return bytes;
   }
 
-  private void copy(Proc p, TraceRecord r, Event e) {
-    Copy c = e.getCopy();
-    int dev = device(p, r.tid());
-    Allocation srcAt = p.spaces.any(c.getSrc(), c.getSrcDevice() >= 0 ? c.getSrcDevice() : dev);
-    Allocation dstAt = p.spaces.any(c.getDst(), c.getDstDevice() >= 0 ? c.getDstDevice() : dev);
+  private void copy(Proc p, GraphEvent.Call call, GraphEvent.CopyCall c) {
+    int pid = call.pid();
+    int dev = device(p, call.tid());
+    Allocation srcAt = p.spaces.any(c.src(), c.srcDevice() >= 0 ? c.srcDevice() : dev);
+    Allocation dstAt = p.spaces.any(c.dst(), c.dstDevice() >= 0 ? c.dstDevice() : dev);
     MemoryKind srcFound = srcAt != null ? srcAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
     MemoryKind dstFound = dstAt != null ? dstAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
-    Copies.Classified k = Copies.classify(e, srcFound, dstFound);
+    Copies.Classified k = Copies.classify(call.api(), c.kindResolved(), c.srcKind(), c.dstKind(), c.srcDevice(),
+        c.dstDevice(), srcFound, dstFound);
     boolean srcOnDevice = Copies.onDevice(k.src());
     boolean dstOnDevice = Copies.onDevice(k.dst());
-    long srcSpan = span(c.getBytes(), c.getDims(), c.getSpitch(), c.getWidth(), c.getHeight(), c.getDepth());
-    long dstSpan = span(c.getBytes(), c.getDims(), c.getDpitch(), c.getWidth(), c.getHeight(), c.getDepth());
-    HappensBefore.Stream s = streamOf(p, r, c.getStream());
-    int op = begin(p, r, OpKind.COPY, apiName(e), c.getStream(), dev, c.getBytes(), s);
-    ops.copy(op, k.direction(), k.src(), k.dst(), !c.getAsync());
-    if (c.getSrc() != 0) {
-      Allocation src = at(r.pid(), p, c.getSrc(), srcSpan, srcOnDevice,
-          c.getSrcDevice() >= 0 ? c.getSrcDevice() : dev, "copy from");
-      read(p, op, s, src, c.getSrc() - src.start(), srcSpan, Confidence.EXACT);
+    long srcSpan = span(c.bytes(), c.dims(), c.spitch(), c.width(), c.height(), c.depth());
+    long dstSpan = span(c.bytes(), c.dims(), c.dpitch(), c.width(), c.height(), c.depth());
+    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), c.stream());
+    int op = begin(p, call, OpKind.COPY, apiName(call), c.stream(), dev, c.bytes(), s);
+    ops.copy(op, k.direction(), k.src(), k.dst(), !c.async());
+    if (c.src() != 0) {
+      Allocation src = at(pid, p, c.src(), srcSpan, srcOnDevice,
+          c.srcDevice() >= 0 ? c.srcDevice() : dev, "copy from");
+      read(p, op, s, src, c.src() - src.start(), srcSpan, Confidence.EXACT);
     } else if (imported) {
-      endpointRead(r.pid(), op, k.src(), srcOnDevice ? deviceOf(c.getSrcDevice(), dev) : -1, c.getBytes());
+      endpointRead(pid, op, k.src(), srcOnDevice ? deviceOf(c.srcDevice(), dev) : -1, c.bytes());
     }
-    if (c.getDst() != 0) {
-      Allocation dst = at(r.pid(), p, c.getDst(), dstSpan, dstOnDevice,
-          c.getDstDevice() >= 0 ? c.getDstDevice() : dev, "copy to");
-      write(op, dst, c.getDst() - dst.start(), dstSpan, Confidence.EXACT);
+    if (c.dst() != 0) {
+      Allocation dst = at(pid, p, c.dst(), dstSpan, dstOnDevice,
+          c.dstDevice() >= 0 ? c.dstDevice() : dev, "copy to");
+      write(op, dst, c.dst() - dst.start(), dstSpan, Confidence.EXACT);
     } else if (imported) {
-      endpointWrite(r.pid(), op, k.dst(), dstOnDevice ? deviceOf(c.getDstDevice(), dev) : -1, c.getBytes());
+      endpointWrite(pid, op, k.dst(), dstOnDevice ? deviceOf(c.dstDevice(), dev) : -1, c.bytes());
     }
     inputs.clear();
     inputBytes.clear();
-    if (!c.getAsync()) {
-      p.order.synchronizedWith(r.tid(), s, e.getEntryNs() + e.getDurationNs());
+    if (!c.async()) {
+      p.order.synchronizedWith(call.tid(), s, call.exitNs());
     }
   }
 
-  private void memset(Proc p, TraceRecord r, Event e) {
-    Memset m = e.getMemset();
-    int dev = device(p, r.tid());
-    HappensBefore.Stream s = streamOf(p, r, m.getStream());
-    int op = begin(p, r, OpKind.MEMSET, apiName(e), m.getStream(), dev, m.getBytes(), s);
-    long span = span(m.getBytes(), m.getDims(), m.getPitch(), m.getWidth(), m.getHeight(), m.getDepth());
-    if (m.getPtr() != 0) {
-      Allocation a = at(r.pid(), p, m.getPtr(), span, true, dev, "memset of");
-      write(op, a, m.getPtr() - a.start(), span, Confidence.EXACT);
+  private void memset(Proc p, GraphEvent.Call call, GraphEvent.MemsetCall m) {
+    int pid = call.pid();
+    int dev = device(p, call.tid());
+    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), m.stream());
+    int op = begin(p, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
+    long span = span(m.bytes(), m.dims(), m.pitch(), m.width(), m.height(), m.depth());
+    if (m.ptr() != 0) {
+      Allocation a = at(pid, p, m.ptr(), span, true, dev, "memset of");
+      write(op, a, m.ptr() - a.start(), span, Confidence.EXACT);
     } else if (imported) {
-      MemoryKind kind = m.getKind() == MemoryKind.MEMORY_KIND_UNSPECIFIED ? MemoryKind.DEVICE : m.getKind();
-      endpointWrite(r.pid(), op, kind, Copies.onDevice(kind) ? dev : -1, m.getBytes());
+      MemoryKind kind = m.kind() == MemoryKind.MEMORY_KIND_UNSPECIFIED ? MemoryKind.DEVICE : m.kind();
+      endpointWrite(pid, op, kind, Copies.onDevice(kind) ? dev : -1, m.bytes());
     }
-    if (!m.getAsync()) {
+    if (!m.async()) {
       ops.markSynchronous(op);
-      p.order.synchronizedWith(r.tid(), s, e.getEntryNs() + e.getDurationNs());
+      p.order.synchronizedWith(call.tid(), s, call.exitNs());
     }
   }
 
-  private void launch(Proc p, TraceRecord r, Event e) {
-    KernelLaunch l = e.getLaunch();
-    boolean same = p.lastKernelId == l.getKernelId() && p.lastKernel != null;
-    KernelInfo info = same ? p.lastKernel : p.kernels.get(l.getKernelId());
-    int name = same ? p.lastKernelName : p.kernelNames.computeIfAbsent(l.getKernelId(),
+  private void launch(Proc p, GraphEvent.Call call, GraphEvent.LaunchCall l) {
+    boolean same = p.lastKernelId == l.kernelId() && p.lastKernel != null;
+    KernelInfo info = same ? p.lastKernel : p.kernels.get(l.kernelId());
+    int name = same ? p.lastKernelName : p.kernelNames.computeIfAbsent(l.kernelId(),
         id -> ops.nameId(info != null ? KernelNames.of(info) : "kernel@0x" + Long.toHexString(id)));
-    p.lastKernelId = l.getKernelId();
+    KernelAccesses.Layout layout = same ? p.lastLayout
+        : info == null ? null : p.layouts.computeIfAbsent(l.kernelId(), id -> new KernelAccesses.Layout(info));
+    p.lastKernelId = l.kernelId();
     p.lastKernel = info;
     p.lastKernelName = name;
-    int dev = l.getDevice() >= 0 ? l.getDevice() : device(p, r.tid());
-    HappensBefore.Stream s = streamOf(p, r, l.getStream());
-    int op = begin(p, r, OpKind.KERNEL, name, l.getStream(), dev, 0, s);
-    ops.dims(op, l.getGridX(), l.getGridY(), l.getGridZ(), l.getBlockX(), l.getBlockY(), l.getBlockZ());
+    p.lastLayout = layout;
+    int dev = l.device() >= 0 ? l.device() : device(p, call.tid());
+    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), l.stream());
+    int op = begin(p, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
+    ops.dims(op, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ());
     if (info == null) {
       warnings.add("launch of a kernel with no recorded parameter layout", ops.name(op));
       return;
     }
-    List<KernelAccesses.Access> accesses = KernelAccesses.of(l, info, addr -> {
+    List<KernelAccesses.Access> accesses = KernelAccesses.of(l.args(), layout, addr -> {
       Allocation a = p.spaces.device(addr, dev);
       return a != null ? a : p.spaces.host(addr);
     });

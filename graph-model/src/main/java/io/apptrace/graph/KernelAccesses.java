@@ -1,10 +1,10 @@
 package io.apptrace.graph;
 
 import io.apptrace.proto.KernelInfo;
-import io.apptrace.proto.KernelLaunch;
 import io.apptrace.proto.KernelParam;
 import io.apptrace.proto.MemoryKind;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,38 +48,83 @@ final class KernelAccesses {
 
   private KernelAccesses() {}
 
-  /** The accesses of one launch, by allocation (each allocation once). */
-  static List<Access> of(KernelLaunch launch, KernelInfo info, Resolver resolver) {
+  /** A kernel's parameters as the launch path reads them, made once per kernel from its KernelInfo. */
+  static final class Layout {
+    private static final int POINTER = 0;
+    private static final int CONST_POINTER = 1;
+    private static final int WORDS = 2;
+    /** Per parameter holding pointers: POINTER, CONST_POINTER or WORDS (a struct or untyped). */
+    private final int[] type;
+    /** Where the parameter's recorded bytes start in the argument buffer, and how many there are. */
+    private final int[] at;
+    private final int[] size;
+    /** WORDS: the first byte of the parameter that is 8-aligned in the kernel's parameter buffer. */
+    private final int[] firstWord;
+
+    Layout(KernelInfo info) {
+      int n = 0;
+      int[] t = new int[info.getParamsCount()];
+      int[] a = new int[t.length];
+      int[] z = new int[t.length];
+      int[] w = new int[t.length];
+      for (KernelParam p : info.getParamsList()) {
+        int kind = switch (p.getType()) {
+          case POINTER -> POINTER;
+          case CONST_POINTER -> CONST_POINTER;
+          case AGGREGATE, OPAQUE -> WORDS;
+          default -> -1; // scalars hold no pointers
+        };
+        if (kind < 0 || p.getRecordedSize() == 0) {
+          continue;
+        }
+        t[n] = kind;
+        a[n] = p.getRecordedOffset();
+        z[n] = p.getRecordedSize();
+        w[n] = (8 - (p.getOffset() % 8)) % 8; // pointers in structs are 8-aligned
+        n++;
+      }
+      type = java.util.Arrays.copyOf(t, n);
+      at = java.util.Arrays.copyOf(a, n);
+      size = java.util.Arrays.copyOf(z, n);
+      firstWord = java.util.Arrays.copyOf(w, n);
+    }
+  }
+
+  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
+      ByteOrder.LITTLE_ENDIAN);
+
+  /**
+   * The accesses of one launch (its recorded argument bytes, not to be changed), by allocation
+   * (each allocation once).
+   */
+  static List<Access> of(byte[] args, Layout layout, Resolver resolver) {
     List<Access> byAlloc = new ArrayList<>(4);
-    ByteBuffer args = launch.getArgs().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-    for (KernelParam p : info.getParamsList()) {
-      int at = p.getRecordedOffset();
-      int size = p.getRecordedSize();
-      if (size == 0 || at + size > args.limit()) {
+    for (int i = 0; i < layout.type.length; i++) {
+      int at = layout.at[i];
+      int size = layout.size[i];
+      if (at + size > args.length) {
         continue;
       }
-      switch (p.getType()) {
-        case POINTER -> pointer(args, at, size, resolver, byAlloc, Confidence.EXACT, Confidence.ASSUMED_WRITTEN);
-        case CONST_POINTER -> pointer(args, at, size, resolver, byAlloc, Confidence.CONST_FROM_SIGNATURE, null);
-        case AGGREGATE, OPAQUE -> {
-          // 8-byte words aligned in the parameter buffer (pointers in structs are 8-aligned)
-          for (int o = (8 - (p.getOffset() % 8)) % 8; o + 8 <= size; o += 8) {
-            word(args.getLong(at + o), resolver, byAlloc, Confidence.FOUND_IN_STRUCT, Confidence.FOUND_IN_STRUCT);
+      switch (layout.type[i]) {
+        case Layout.POINTER -> {
+          if (size == 8) {
+            word((long) LONG_LE.get(args, at), resolver, byAlloc, Confidence.EXACT, Confidence.ASSUMED_WRITTEN);
+          }
+        }
+        case Layout.CONST_POINTER -> {
+          if (size == 8) {
+            word((long) LONG_LE.get(args, at), resolver, byAlloc, Confidence.CONST_FROM_SIGNATURE, null);
           }
         }
         default -> {
-          // scalars hold no pointers
+          for (int o = layout.firstWord[i]; o + 8 <= size; o += 8) {
+            word((long) LONG_LE.get(args, at + o), resolver, byAlloc, Confidence.FOUND_IN_STRUCT,
+                Confidence.FOUND_IN_STRUCT);
+          }
         }
       }
     }
     return byAlloc;
-  }
-
-  private static void pointer(ByteBuffer args, int at, int size, Resolver resolver,
-      List<Access> byAlloc, Confidence read, Confidence write) {
-    if (size == 8) {
-      word(args.getLong(at), resolver, byAlloc, read, write);
-    }
   }
 
   private static void word(long address, Resolver resolver, List<Access> byAlloc,

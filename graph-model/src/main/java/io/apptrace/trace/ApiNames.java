@@ -25,13 +25,19 @@ public final class ApiNames {
 
   /** The function an event records a call of; empty when the event is not an API call. */
   public static String of(Event e) {
-    if (e.getApi() == Api.API_OTHER) {
-      return e.getApiName();
+    return of(e.getApiValue(), e.getApiName());
+  }
+
+  /**
+   * The function of an Api number, or {@code otherName} for API_OTHER (the event's api_name);
+   * {@code api#N} for a number this build does not know.
+   */
+  public static String of(int api, String otherName) {
+    if (api == Api.API_OTHER_VALUE) {
+      return otherName;
     }
-    if (e.getApi() == Api.UNRECOGNIZED) {
-      return "api#" + e.getApiValue();
-    }
-    return of(e.getApi());
+    Api a = Api.forNumber(api);
+    return a == null ? "api#" + api : of(a);
   }
 
   /** The Api value of a function name, or API_OTHER when the runtime has no such function. */

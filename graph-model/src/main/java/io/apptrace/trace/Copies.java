@@ -32,14 +32,24 @@ public final class Copies {
    */
   public static Classified classify(Event e, MemoryKind srcFound, MemoryKind dstFound) {
     Copy c = e.getCopy();
+    return classify(e.getApiValue(), c.getKindResolved(), c.getSrcKind(), c.getDstKind(), c.getSrcDevice(),
+        c.getDstDevice(), srcFound, dstFound);
+  }
+
+  /**
+   * {@link #classify(Event, MemoryKind, MemoryKind)} from the copy's fields: the call's Api number,
+   * and the Copy message's kind_resolved, src_kind, dst_kind, src_device and dst_device.
+   */
+  public static Classified classify(int api, CopyKind kindResolved, MemoryKind srcKind, MemoryKind dstKind,
+      int srcDevice, int dstDevice, MemoryKind srcFound, MemoryKind dstFound) {
     // an imported copy has no addresses, but the profiler said what memory each end was
     if (srcFound == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
-      srcFound = known(c.getSrcKind());
+      srcFound = known(srcKind);
     }
     if (dstFound == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
-      dstFound = known(c.getDstKind());
+      dstFound = known(dstKind);
     }
-    CopyKind k = c.getKindResolved();
+    CopyKind k = kindResolved;
     if (k == CopyKind.COPY_KIND_UNSPECIFIED || k == CopyKind.DEFAULT || k == CopyKind.UNRECOGNIZED) {
       k = onDevice(srcFound)
           ? (onDevice(dstFound) ? CopyKind.DEVICE_TO_DEVICE : CopyKind.DEVICE_TO_HOST)
@@ -51,10 +61,8 @@ public final class Copies {
       case HOST_TO_HOST -> Direction.H2H;
       default -> Direction.D2D;
     };
-    int api = e.getApiValue();
     boolean peerCall = api == Api.cudaMemcpyPeer_VALUE || api == Api.cudaMemcpyPeerAsync_VALUE;
-    if (d == Direction.D2D && (peerCall || (c.getSrcDevice() >= 0 && c.getDstDevice() >= 0
-        && c.getSrcDevice() != c.getDstDevice()))) {
+    if (d == Direction.D2D && (peerCall || (srcDevice >= 0 && dstDevice >= 0 && srcDevice != dstDevice))) {
       d = Direction.P2P;
     }
     MemoryKind src = srcFound;

@@ -33,12 +33,23 @@ import java.util.concurrent.Executors;
  * index collected ({@link #definitions()}: process starts, module maps, kernel layouts, device
  * variables) are available before the first event, since a kernel's layout may be recorded by one
  * thread after another thread's first launch of it.
+ *
+ * <p>Events come as {@link TraceRecord}s ({@link #open(Path)}), or as what a {@link Decoder} makes
+ * of them on the decoding core ({@link #open(Path, Decoder)}).
+ *
+ * @param <T> what an event is read as
  */
-public final class TimeOrderedReader implements Closeable {
+public final class TimeOrderedReader<T> implements Closeable {
   /** Batches decoded ahead per thread. */
   private static final int PREFETCH = 2;
 
-  private static final Comparator<ThreadCursor> ORDER = (a, b) -> {
+  /** Makes what the reader returns of one event; runs on the decoder thread. */
+  @FunctionalInterface
+  public interface Decoder<T> {
+    T decode(int pid, int tid, long batchSeq, Event e);
+  }
+
+  private static final Comparator<TimeOrderedReader<?>.ThreadCursor> ORDER = (a, b) -> {
     int c = Long.compare(a.head, b.head);
     if (c == 0) {
       c = Integer.compare(a.pid, b.pid);
@@ -72,13 +83,13 @@ public final class TimeOrderedReader implements Closeable {
     final int tid;
     final List<BatchIndex.Entry> batches;
     int nextBatch;
-    List<TraceRecord> events = List.of();
+    List<T> events = List.of();
     /** The entry times of {@link #events}, read on the decoder thread (fewer cache misses here). */
     long[] entries = new long[0];
     int next;
     long head;
     /** The next batches, decoding on the decoder thread (threads often run out of events together). */
-    final java.util.ArrayDeque<CompletableFuture<Loaded>> ahead = new java.util.ArrayDeque<>();
+    final java.util.ArrayDeque<CompletableFuture<Loaded<T>>> ahead = new java.util.ArrayDeque<>();
     int queued;
 
     ThreadCursor(int pid, int tid, List<BatchIndex.Entry> batches) {
@@ -94,7 +105,7 @@ public final class TimeOrderedReader implements Closeable {
         if (nextBatch >= batches.size()) {
           return false;
         }
-        Loaded l = !ahead.isEmpty() ? take(ahead.poll()) : load(batches.get(nextBatch));
+        Loaded<T> l = !ahead.isEmpty() ? take(ahead.poll()) : load(batches.get(nextBatch));
         events = l.records();
         entries = l.entryNs();
         if (l.damage() != null && (damage == null || l.damage().byteOffset() < damage.byteOffset())) {
@@ -115,9 +126,12 @@ public final class TimeOrderedReader implements Closeable {
     }
   }
 
-  private TimeOrderedReader(FileChannel channel, BatchIndex index) throws IOException {
+  private final Decoder<T> decode;
+
+  private TimeOrderedReader(FileChannel channel, BatchIndex index, Decoder<T> decode) throws IOException {
     this.channel = channel;
     this.index = index;
+    this.decode = decode;
     Map<Long, List<BatchIndex.Entry>> byThread = new LinkedHashMap<>();
     for (BatchIndex.Entry e : index.entries()) {
       byThread.computeIfAbsent(((long) e.pid() << 32) | (e.tid() & 0xffffffffL), k -> new ArrayList<>()).add(e);
@@ -176,12 +190,23 @@ public final class TimeOrderedReader implements Closeable {
    * @throws TraceException if the file is not a trace this apptrace reads
    * @throws IOException if the file cannot be read
    */
-  public static TimeOrderedReader open(Path path) throws IOException, TraceException {
+  public static TimeOrderedReader<TraceRecord> open(Path path) throws IOException, TraceException {
+    return open(path, TraceRecord::new);
+  }
+
+  /**
+   * Opens a trace and indexes it; its events are read as {@code decode} makes them.
+   *
+   * @throws TraceException if the file is not a trace this apptrace reads
+   * @throws IOException if the file cannot be read
+   */
+  public static <T> TimeOrderedReader<T> open(Path path, Decoder<T> decode) throws IOException, TraceException {
     Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(decode, "decode");
     BatchIndex index = BatchIndex.build(path);
     FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
     try {
-      return new TimeOrderedReader(ch, index);
+      return new TimeOrderedReader<>(ch, index, decode);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -221,7 +246,7 @@ public final class TimeOrderedReader implements Closeable {
   }
 
   /** The next event in time order. */
-  public TraceRecord next() throws IOException {
+  public T next() throws IOException {
     // Threads' events come in runs: the current thread goes on while it is still the earliest,
     // without a queue operation per event.
     ThreadCursor waiting = earliest();
@@ -234,7 +259,7 @@ public final class TimeOrderedReader implements Closeable {
       }
       current = take(waiting);
     }
-    TraceRecord r = current.events.get(current.next);
+    T r = current.events.get(current.next);
     if (!current.advance()) {
       current = null;
     }
@@ -242,9 +267,9 @@ public final class TimeOrderedReader implements Closeable {
   }
 
   /** A decoded batch: its records and their entry times, and where it is damaged (or null). */
-  private record Loaded(List<TraceRecord> records, long[] entryNs, Truncation damage) {}
+  private record Loaded<T>(List<T> records, long[] entryNs, Truncation damage) {}
 
-  private static Loaded take(CompletableFuture<Loaded> f) throws IOException {
+  private static <T> Loaded<T> take(CompletableFuture<Loaded<T>> f) throws IOException {
     try {
       return f.join();
     } catch (java.util.concurrent.CompletionException e) {
@@ -255,7 +280,7 @@ public final class TimeOrderedReader implements Closeable {
     }
   }
 
-  private Loaded loadUnchecked(BatchIndex.Entry e) {
+  private Loaded<T> loadUnchecked(BatchIndex.Entry e) {
     try {
       return load(e);
     } catch (IOException x) {
@@ -263,7 +288,7 @@ public final class TimeOrderedReader implements Closeable {
     }
   }
 
-  private Loaded load(BatchIndex.Entry e) throws IOException {
+  private Loaded<T> load(BatchIndex.Entry e) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(e.length());
     long pos = e.offset();
     while (buf.hasRemaining()) {
@@ -274,15 +299,15 @@ public final class TimeOrderedReader implements Closeable {
       pos += n;
     }
     BatchParser.Result r = BatchParser.parse(buf.array(), buf.position(), e.complete());
-    List<TraceRecord> out = new ArrayList<>(r.events().size());
+    List<T> out = new ArrayList<>(r.events().size());
     long[] entries = new long[r.events().size()];
     for (Event ev : r.events()) {
       entries[out.size()] = ev.getEntryNs();
-      out.add(new TraceRecord(r.pid(), r.tid(), r.seq(), ev));
+      out.add(decode.decode(r.pid(), r.tid(), r.seq(), ev));
     }
     Truncation damage = r.problem() == null ? null
         : new Truncation(e.offset() + r.goodBytes(), e.complete() ? "damaged record" : "cut short");
-    return new Loaded(out, entries, damage);
+    return new Loaded<>(out, entries, damage);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.apptrace.bench;
 
 import io.apptrace.graph.DvdgBuilder;
+import io.apptrace.trace.GraphEvent;
 import io.apptrace.trace.TimeOrderedReader;
 import io.apptrace.trace.TraceReader;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ public final class PhaseBench {
         }
       }
       long t1 = System.nanoTime();
-      try (TimeOrderedReader r = TimeOrderedReader.open(file)) {
+      try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(file, GraphEvent::of)) {
         long t1b = System.nanoTime();
         System.out.printf(Locale.ROOT, "  index pass %.2f s%n", (t1b - t1) / 1e9);
         while (r.hasNext()) {

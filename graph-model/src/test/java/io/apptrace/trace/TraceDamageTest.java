@@ -107,7 +107,7 @@ class TraceDamageTest {
         assertThat(stop).as(at + ": a cut at an event's end").isEqualTo(cut);
       }
     }
-    try (TimeOrderedReader r = TimeOrderedReader.open(part)) {
+    try (TimeOrderedReader<TraceRecord> r = TimeOrderedReader.open(part)) {
       List<TraceRecord> ordered = new ArrayList<>();
       while (r.hasNext()) {
         ordered.add(r.next());
@@ -147,7 +147,7 @@ class TraceDamageTest {
   private static long readBoth(Path f, long expectedStop, String reason) throws Exception {
     long before = allocated();
     TraceReader.Trace t = TraceReader.readAll(f);
-    try (TimeOrderedReader r = TimeOrderedReader.open(f)) {
+    try (TimeOrderedReader<TraceRecord> r = TimeOrderedReader.open(f)) {
       while (r.hasNext()) {
         r.next();
       }

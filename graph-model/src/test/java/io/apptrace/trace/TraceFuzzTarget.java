@@ -126,7 +126,7 @@ public final class TraceFuzzTarget implements FuzzTarget {
       }
       FuzzTarget.oneLine(t.reason(), null);
     });
-    try (TimeOrderedReader r = TimeOrderedReader.open(file)) {
+    try (TimeOrderedReader<TraceRecord> r = TimeOrderedReader.open(file)) {
       List<TraceRecord> ordered = new ArrayList<>();
       while (r.hasNext()) {
         ordered.add(r.next());

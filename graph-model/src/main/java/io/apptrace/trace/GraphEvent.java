@@ -1,0 +1,104 @@
+package io.apptrace.trace;
+
+import io.apptrace.proto.Copy;
+import io.apptrace.proto.CopyKind;
+import io.apptrace.proto.Event;
+import io.apptrace.proto.KernelLaunch;
+import io.apptrace.proto.Memset;
+import io.apptrace.proto.MemoryKind;
+
+/**
+ * An event as the graph build reads it: the fields of copies, memsets, kernel launches and GPU
+ * activity copied out of their protobuf messages, and every other event as its record.
+ *
+ * <p>Why: the reader decodes on another core ({@link TimeOrderedReader}), and the build then
+ * touched each event's message objects for the first time, a handful of cache misses per event.
+ * Made on the decoding core right after the batch is parsed, these small records lie together in
+ * memory in the order they are read; the parsed messages of the hot kinds die young there. Copy
+ * these out with {@link #of(int, int, long, Event)}, which is the only place they are made.
+ */
+public sealed interface GraphEvent {
+  /** What every event has: where it came from and the call it records. */
+  Call call();
+
+  /**
+   * @param pid the process id
+   * @param tid the kernel thread id (0 for records the collector wrote)
+   * @param api the Api number
+   * @param otherName the function's name when {@code api} is API_OTHER, else empty
+   * @param result the cudaError_t returned
+   * @param entryNs the call's entry, ns
+   * @param durationNs the call's duration, ns
+   * @param correlationId the CUPTI correlation id, 0 when unknown
+   * @param callSite the return address into the caller
+   */
+  record Call(int pid, int tid, int api, String otherName, int result, long entryNs, long durationNs,
+      long correlationId, long callSite) {
+    public boolean ok() {
+      return result == 0;
+    }
+
+    public long exitNs() {
+      return entryNs + durationNs;
+    }
+
+    /** The function the call was to ({@link ApiNames#of(Event)}). */
+    public String function() {
+      return ApiNames.of(api, otherName);
+    }
+  }
+
+  /** A copy (Copy message; fields as there, kinds as its getters return them). */
+  record CopyCall(Call call, long dst, long src, long bytes, CopyKind kindResolved, long stream,
+      boolean async, int dstDevice, int srcDevice, int dims, long dpitch, long spitch, long width,
+      long height, long depth, MemoryKind srcKind, MemoryKind dstKind) implements GraphEvent {}
+
+  /** A memset (Memset message). */
+  record MemsetCall(Call call, long ptr, long bytes, long stream, boolean async, int dims, long pitch,
+      long width, long height, long depth, MemoryKind kind) implements GraphEvent {}
+
+  /** A kernel launch (KernelLaunch message); {@code args} is a copy, not to be changed. */
+  record LaunchCall(Call call, long kernelId, int gridX, int gridY, int gridZ, int blockX, int blockY,
+      int blockZ, long stream, byte[] args, int device) implements GraphEvent {}
+
+  /** GPU activity: when the work of the call with {@code gpuCorrelationId} ran (GpuActivity). */
+  record GpuSpan(Call call, long gpuCorrelationId, long startNs, long endNs) implements GraphEvent {}
+
+  /** Any other event, whole. */
+  record Other(Call call, TraceRecord record) implements GraphEvent {}
+
+  /** The graph's view of one event. */
+  static GraphEvent of(int pid, int tid, long batchSeq, Event e) {
+    Call c = new Call(pid, tid, e.getApiValue(), e.getApiName(), e.getResult(), e.getEntryNs(),
+        e.getDurationNs(), e.getCorrelationId(), e.getCallSite());
+    switch (e.getBodyCase()) {
+      case COPY -> {
+        Copy k = e.getCopy();
+        return new CopyCall(c, k.getDst(), k.getSrc(), k.getBytes(), k.getKindResolved(), k.getStream(),
+            k.getAsync(), k.getDstDevice(), k.getSrcDevice(), k.getDims(), k.getDpitch(), k.getSpitch(),
+            k.getWidth(), k.getHeight(), k.getDepth(), k.getSrcKind(), k.getDstKind());
+      }
+      case MEMSET -> {
+        Memset m = e.getMemset();
+        return new MemsetCall(c, m.getPtr(), m.getBytes(), m.getStream(), m.getAsync(), m.getDims(),
+            m.getPitch(), m.getWidth(), m.getHeight(), m.getDepth(), m.getKind());
+      }
+      case LAUNCH -> {
+        KernelLaunch l = e.getLaunch();
+        return new LaunchCall(c, l.getKernelId(), l.getGridX(), l.getGridY(), l.getGridZ(), l.getBlockX(),
+            l.getBlockY(), l.getBlockZ(), l.getStream(), l.getArgs().toByteArray(), l.getDevice());
+      }
+      case GPU -> {
+        return new GpuSpan(c, e.getGpu().getCorrelationId(), e.getGpu().getStartNs(), e.getGpu().getEndNs());
+      }
+      default -> {
+        return new Other(c, new TraceRecord(pid, tid, batchSeq, e));
+      }
+    }
+  }
+
+  /** The graph's view of one record. */
+  static GraphEvent of(TraceRecord r) {
+    return of(r.pid(), r.tid(), r.batchSeq(), r.event());
+  }
+}
