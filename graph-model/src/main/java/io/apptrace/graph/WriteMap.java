@@ -20,6 +20,8 @@ final class WriteMap {
   private long[] ends;
   private int[] values;
   private int n;
+  /** Where the last {@link #firstEndingAfter} found its range (any index is a valid guess). */
+  private int hint;
 
   WriteMap(long size) {
     this.size = size;
@@ -93,7 +95,25 @@ final class WriteMap {
     }
   }
 
+  /**
+   * The first range ending after {@code offset}. A chunked pipeline walks an allocation's chunks in
+   * turn, so the range after the last one found is tried before a binary search, whose branches
+   * a processor cannot predict.
+   */
   private int firstEndingAfter(long offset) {
+    int h = hint;
+    if (h < n && ends[h] > offset && (h == 0 || ends[h - 1] <= offset)) {
+      return h;
+    }
+    if (++h < n && ends[h] > offset && ends[h - 1] <= offset) {
+      hint = h;
+      return h;
+    }
+    hint = search(offset);
+    return hint;
+  }
+
+  private int search(long offset) {
     int lo = 0;
     int hi = n;
     while (lo < hi) {

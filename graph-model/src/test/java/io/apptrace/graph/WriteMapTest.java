@@ -57,6 +57,33 @@ class WriteMapTest {
     }
   }
 
+  /** A chunked pipeline's pattern (each chunk written, then read, in turn), where lookups start from a guess. */
+  @Test
+  void chunksWalkedInTurnReadWhatWroteThem() {
+    WriteMap m = new WriteMap(32 * 100);
+    int value = 0;
+    for (int pass = 0; pass < 3; pass++) {
+      for (int c = 0; c < 32; c++) {
+        m.write(c * 100L, 100, value);
+        IntList got = new IntList();
+        LongList bytes = new LongList();
+        assertThat(m.read(c * 100L, 100, got, bytes)).as("gap").isFalse();
+        assertThat(got.toArray()).containsExactly(value);
+        assertThat(m.rangeStartingAt(c * 100L)).isEqualTo(100);
+        value++;
+      }
+      for (int c = 31; c >= 0; c--) { // and backwards, away from the guess
+        IntList got = new IntList();
+        assertThat(m.read(c * 100L + 50, 100, got, new LongList())).isFalse();
+        if (c < 31) {
+          assertThat(got.toArray()).containsExactly(value - 32 + c, value - 31 + c);
+        } else {
+          assertThat(got.toArray()).containsExactly(value - 1); // clipped at the allocation's end
+        }
+      }
+    }
+  }
+
   @Test
   void rangeStartingAtNamesTheChunkAWriteLeft() {
     WriteMap m = new WriteMap(4096);
