@@ -66,8 +66,24 @@ final class HappensBefore {
   /** A stream created with these flags (cudaStreamNonBlocking = 1). */
   void created(long handle, int flags) {
     nonBlockingHandles.put(handle, (flags & 1) != 0);
-    if (handle == lastHandle) {
-      lastHandle = -1;
+    forget(handle);
+  }
+
+  /**
+   * The streams of the handles last looked up, by a hash of the handle: threads issuing on a few
+   * streams each, merged in time order, hop between streams on nearly every operation.
+   */
+  private final long[] recentHandles = {-1, -1, -1, -1, -1, -1, -1, -1};
+  private final Stream[] recentStreams = new Stream[8];
+
+  private static int slot(long handle) {
+    return (int) ((handle * 0x9E3779B97F4A7C15L) >>> 61); // Fibonacci hashing: all bits count
+  }
+
+  private void forget(long handle) {
+    int i = slot(handle);
+    if (recentHandles[i] == handle) {
+      recentHandles[i] = -1;
     }
   }
 
@@ -76,12 +92,10 @@ final class HappensBefore {
    * default stream; 2 (cudaStreamPerThread), or 0 passed to a _ptsz/_ptds function, is the
    * calling thread's per-thread default stream.
    */
-  private long lastHandle = -1;
-  private Stream lastStream;
-
   Stream stream(long handle, int device, int tid, boolean perThreadDefault) {
-    if (handle > 2 && handle == lastHandle) {
-      return lastStream;
+    int slot = slot(handle);
+    if (handle > 2 && recentHandles[slot] == handle) {
+      return recentStreams[slot];
     }
     if (handle == 2 || (handle == 0 && perThreadDefault)) {
       Stream s = perThread.get(tid);
@@ -106,8 +120,8 @@ final class HappensBefore {
     } else {
       s = streams.get(i);
     }
-    lastHandle = handle;
-    lastStream = s;
+    recentHandles[slot] = handle;
+    recentStreams[slot] = s;
     return s;
   }
 
@@ -122,9 +136,7 @@ final class HappensBefore {
 
   /** A stream destroyed: its handle may be reused for a new stream. */
   void destroyed(long handle) {
-    if (handle == lastHandle) {
-      lastHandle = -1;
-    }
+    forget(handle);
     byHandle.put(handle, -1); // a later stream with this handle is a new stream
     nonBlockingHandles.remove(handle);
   }
