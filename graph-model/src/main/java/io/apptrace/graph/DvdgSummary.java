@@ -1,5 +1,7 @@
 package io.apptrace.graph;
 
+import io.apptrace.proto.MemoryKind;
+import io.apptrace.trace.Copies;
 import io.apptrace.trace.Direction;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -50,47 +52,54 @@ public record DvdgSummary(
   public static DvdgSummary of(Dvdg g) {
     OperationTable ops = g.operations();
     ValueTable values = g.values();
-    Map<OpKind, Integer> kinds = new EnumMap<>(OpKind.class);
-    Map<Direction, Map<String, Long>> moved = new EnumMap<>(Direction.class);
-    Map<String, long[]> written = new HashMap<>();
-    Map<String, long[]> read = new HashMap<>();
+    // totals by number (kind, direction, memory kinds, name id): no map or string per operation
+    int[] kinds = new int[OpKind.values().length];
+    Map<Integer, long[]> movedBy = new HashMap<>();
+    int names = ops.nameCount();
+    long[] written = new long[names];
+    long[] read = new long[names];
+    int[] count = new int[names];
     for (int op = 0; op < ops.size(); op++) {
-      kinds.merge(ops.kind(op), 1, Integer::sum);
+      kinds[ops.kind(op).ordinal()]++;
       Direction d = ops.direction(op);
       if (d != null) {
-        String mem = io.apptrace.trace.Copies.kindName(ops.srcMemory(op)) + "->"
-            + io.apptrace.trace.Copies.kindName(ops.dstMemory(op));
-        moved.computeIfAbsent(d, k -> new TreeMap<>()).merge(mem, ops.bytes(op), Long::sum);
+        int key = (d.ordinal() << 16) | (ops.srcMemory(op).ordinal() << 8) | ops.dstMemory(op).ordinal();
+        movedBy.computeIfAbsent(key, k -> new long[1])[0] += ops.bytes(op);
       }
-      long w = 0;
+      int name = ops.nameId(op);
       for (int k = 0; k < ops.outputCount(op); k++) {
-        w += values.bytes(ops.output(op, k));
+        written[name] += values.bytes(ops.output(op, k));
       }
-      long r = 0;
       for (int k = 0; k < ops.inputCount(op); k++) {
-        r += ops.inputBytes(op, k);
+        read[name] += ops.inputBytes(op, k);
       }
-      add(written, ops.name(op), w);
-      add(read, ops.name(op), r);
+      count[name]++;
     }
-    int implicit = (int) g.allocations().stream().filter(Allocation::implicit).count();
-    return new DvdgSummary(values.size(), g.allocations().size(), implicit, kinds,
-        g.graph().edgeSet().size(), moved, top(written), top(read), g.races(), g.warnings().counts());
-  }
-
-  private static void add(Map<String, long[]> m, String name, long bytes) {
-    long[] t = m.computeIfAbsent(name, k -> new long[2]);
-    t[0] += bytes;
-    t[1]++;
-  }
-
-  private static List<Traffic> top(Map<String, long[]> m) {
-    List<Traffic> all = new ArrayList<>();
-    m.forEach((name, t) -> {
-      if (t[0] > 0) {
-        all.add(new Traffic(name, t[0], (int) t[1]));
+    Map<OpKind, Integer> byKind = new EnumMap<>(OpKind.class);
+    for (OpKind k : OpKind.values()) {
+      if (kinds[k.ordinal()] > 0) {
+        byKind.put(k, kinds[k.ordinal()]);
       }
-    });
+    }
+    Map<Direction, Map<String, Long>> moved = new EnumMap<>(Direction.class);
+    MemoryKind[] memory = MemoryKind.values();
+    movedBy.forEach((key, bytes) -> moved.computeIfAbsent(Direction.values()[key >>> 16], k -> new TreeMap<>())
+        .merge(Copies.kindName(memory[(key >>> 8) & 0xff]) + "->" + Copies.kindName(memory[key & 0xff]), bytes[0],
+            Long::sum));
+    int implicit = (int) g.allocations().stream().filter(Allocation::implicit).count();
+    return new DvdgSummary(values.size(), g.allocations().size(), implicit, byKind,
+        g.graph().edgeSet().size(), moved, top(ops, written, count), top(ops, read, count), g.races(),
+        g.warnings().counts());
+  }
+
+  /** The ten names with the most bytes (ties by name); names of no bytes are left out. */
+  private static List<Traffic> top(OperationTable ops, long[] bytes, int[] count) {
+    List<Traffic> all = new ArrayList<>();
+    for (int id = 0; id < bytes.length; id++) {
+      if (bytes[id] > 0) {
+        all.add(new Traffic(ops.nameOf(id), bytes[id], count[id]));
+      }
+    }
     all.sort(Comparator.comparingLong(Traffic::bytes).reversed().thenComparing(Traffic::name));
     return all.subList(0, Math.min(10, all.size()));
   }

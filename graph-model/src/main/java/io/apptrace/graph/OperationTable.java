@@ -227,6 +227,16 @@ public final class OperationTable {
     return names.get(name.get(op));
   }
 
+  /** The id of the operation's name ({@link #nameOf}). */
+  int nameId(int op) {
+    return name.get(op);
+  }
+
+  /** Names stored: ids run from 0 to this, exclusive. */
+  int nameCount() {
+    return names.size();
+  }
+
   public int pid(int op) {
     return threadPid.get(thread.get(op));
   }
