@@ -45,6 +45,8 @@ public final class Collector implements Closeable {
   private final AtomicLong packets = new AtomicLong();
   private final AtomicInteger active = new AtomicInteger();
   private final AtomicInteger connections = new AtomicInteger();
+  /** True while the acceptor takes a connection off the queue and until it counts it as active. */
+  private volatile boolean accepting;
   private volatile boolean stopping;
   private volatile IOException failure;
   private volatile WriteFailure writeFailure;
@@ -81,16 +83,26 @@ public final class Collector implements Closeable {
   }
 
   /**
-   * Waits until every connection has closed, for at most {@code timeout}.
+   * Waits until every connection has closed, for at most {@code timeout}. A connection still
+   * waiting to be accepted counts as open: a process connects at its start, so a short one can
+   * have exited, its events all sent, before the acceptor got to run.
    *
    * @return whether all connections closed
    */
-  public boolean awaitIdle(Duration timeout) throws InterruptedException {
+  public boolean awaitIdle(Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (active.get() > 0 && System.nanoTime() < deadline) {
+    while (!idle() && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
-    return active.get() == 0;
+    return idle();
+  }
+
+  /**
+   * No connection queued, being accepted or open. Read in this order: a connection leaves the
+   * queue only while {@code accepting} is set, which is cleared only after {@code active} counts it.
+   */
+  private boolean idle() throws IOException {
+    return !server.incoming(0) && !accepting && active.get() == 0;
   }
 
   /** How each connection ended, in the order they ended; complete after {@link #close()}. */
@@ -99,8 +111,9 @@ public final class Collector implements Closeable {
   }
 
   /**
-   * Stops accepting, closes connections still open (what they sent is kept), and waits for the
-   * reader threads.
+   * Stops accepting (connections already queued are still accepted and read: their processes may
+   * have exited before the acceptor ran), closes connections still open (what they sent is kept),
+   * and waits for the reader threads.
    *
    * @throws IOException if receiving failed (a failed write of the trace is not thrown: see
    *     {@link #writeFailure()})
@@ -129,33 +142,58 @@ public final class Collector implements Closeable {
 
   private void acceptLoop() {
     try {
-      while (!stopping) {
-        int fd = server.accept(POLL_MS);
-        if (fd < 0) {
-          continue;
+      int drained = 0;
+      while (true) {
+        // Once stopping, the queue is emptied without waiting: a connection queued before close()
+        // holds events (all of them, when its process has exited) and is never left behind. At
+        // most a backlog's worth is taken then, so that processes still connecting cannot hold
+        // close() up for ever.
+        boolean last = stopping;
+        if (last && drained++ >= SeqpacketServer.BACKLOG) {
+          return;
         }
-        int[] cred = SeqpacketServer.peerCredentials(fd);
-        if (cred[1] != uid) {
-          SeqpacketServer.closeFd(fd);
-          synchronized (this) {
-            ended.add(new ConnectionEnd(cred[0], 0, 0, 0, Optional.empty(),
-                Optional.of("refused a connection from uid " + cred[1] + " (pid " + cred[0] + ")")));
+        if (!server.incoming(last ? 0 : POLL_MS)) {
+          if (last) {
+            return;
           }
           continue;
         }
-        SeqpacketServer.setReceiveBuffer(fd, 8 << 20);
-        connections.incrementAndGet();
-        active.incrementAndGet();
-        Thread t = new Thread(() -> readLoop(fd, cred[0]), "apptrace-conn-" + cred[0]);
-        t.setDaemon(true);
-        synchronized (this) {
-          readers.add(t);
+        accepting = true;
+        try {
+          int fd = server.acceptNow();
+          if (fd >= 0) {
+            active.incrementAndGet();
+            accepted(fd);
+          }
+        } finally {
+          accepting = false;
         }
-        t.start();
       }
     } catch (IOException e) {
       failure = e;
     }
+  }
+
+  /** Starts the reader of a connection counted in {@code active}, or refuses it. */
+  private void accepted(int fd) {
+    int[] cred = SeqpacketServer.peerCredentials(fd);
+    if (cred[1] != uid) {
+      SeqpacketServer.closeFd(fd);
+      synchronized (this) {
+        ended.add(new ConnectionEnd(cred[0], 0, 0, 0, Optional.empty(),
+            Optional.of("refused a connection from uid " + cred[1] + " (pid " + cred[0] + ")")));
+      }
+      active.decrementAndGet();
+      return;
+    }
+    SeqpacketServer.setReceiveBuffer(fd, 8 << 20);
+    connections.incrementAndGet();
+    Thread t = new Thread(() -> readLoop(fd, cred[0]), "apptrace-conn-" + cred[0]);
+    t.setDaemon(true);
+    synchronized (this) {
+      readers.add(t);
+    }
+    t.start();
   }
 
   private void readLoop(int fd, int pid) {

@@ -15,6 +15,9 @@ import java.util.Objects;
  * traced process send without a shared lock.
  */
 final class SeqpacketServer implements Closeable {
+  /** Connections the kernel queues before they are accepted. */
+  static final int BACKLOG = 128;
+
   private static final int SUN_PATH_MAX = 108;
   private final int fd;
 
@@ -41,7 +44,7 @@ final class SeqpacketServer implements Closeable {
       addr.setShort(0, (short) LibC.AF_UNIX);
       addr.write(2, name, 0, name.length);
       LibC.INSTANCE.bind(fd, addr, 2 + name.length + 1);
-      LibC.INSTANCE.listen(fd, 128);
+      LibC.INSTANCE.listen(fd, BACKLOG);
     } catch (LastErrorException e) {
       LibC.INSTANCE.close(fd);
       throw new IOException("cannot listen on " + path + ": " + e.getMessage(), e);
@@ -51,9 +54,19 @@ final class SeqpacketServer implements Closeable {
 
   /** Waits up to {@code timeoutMs} for a connection; -1 when none arrived. */
   int accept(int timeoutMs) throws IOException {
-    if (!readable(fd, timeoutMs)) {
-      return -1;
-    }
+    return incoming(timeoutMs) ? acceptNow() : -1;
+  }
+
+  /**
+   * Whether a connection waits to be accepted (or one arrives within {@code timeoutMs}): a peer's
+   * connect() succeeds once the connection is queued, before it is accepted.
+   */
+  boolean incoming(int timeoutMs) throws IOException {
+    return readable(fd, timeoutMs);
+  }
+
+  /** Accepts a connection that {@link #incoming} reported; -1 when interrupted. */
+  int acceptNow() throws IOException {
     try {
       return LibC.INSTANCE.accept4(fd, null, null, LibC.SOCK_CLOEXEC);
     } catch (LastErrorException e) {
