@@ -4,6 +4,7 @@ import io.apptrace.proto.MemoryKind;
 import io.apptrace.trace.Direction;
 import io.apptrace.util.ByteList;
 import io.apptrace.util.IntList;
+import io.apptrace.util.IntRows;
 import io.apptrace.util.LongIntMap;
 import io.apptrace.util.LongList;
 import java.util.ArrayList;
@@ -15,30 +16,34 @@ import java.util.Map;
  * The operations of a graph, by id in issue order: copies, memsets and kernel launches, each with
  * the values it reads (inputs) and writes (outputs) and what was recorded about it.
  *
- * <p>Columns, not objects, and small ones (about 52 bytes per operation plus its edges): graphs
+ * <p>Rows of ints, not objects, and small ones (about 52 bytes per operation plus its edges): graphs
  * of tens of millions of operations. Threads, streams and call sites are stored once, in tables
- * the operations index; a kernel's grid lives in the column copies use for bytes, its block in
- * the one copies use for their kinds.
+ * the operations index; a kernel's grid lives in the columns copies use for bytes.
  */
 public final class OperationTable {
   private static final Direction[] DIRECTIONS = Direction.values();
   private static final OpKind[] KINDS = OpKind.values();
   private static final Confidence[] CONFIDENCES = Confidence.values();
 
-  /** kind (2 bits) | api (12) | direction + 1 (3) | source kind (4) | destination kind (4) | sync (1). */
-  private final IntList meta = new IntList(1024);
-  /** A kernel's block: x (11 bits) | y (11) | z (10). */
-  private final IntList block = new IntList(1024);
-  private final IntList name = new IntList(1024);
-  private final IntList thread = new IntList(1024);
-  private final IntList stream = new IntList(1024);
-  private final LongList entryNs = new LongList(1024);
-  /** Duration, ns; Integer.MAX_VALUE: see {@code longDurations}. */
-  private final IntList durationNs = new IntList(1024);
+  /**
+   * One row per operation, its fields side by side (one write stream as operations are added):
+   * META: kind (2 bits) | api (12) | direction + 1 (3) | source kind (4) | destination kind (4) |
+   * sync (1); BLOCK: a kernel's block, x (11 bits) | y (11) | z (10); NAME, THREAD, STREAM,
+   * CALL_SITE: ids in the tables below; DURATION: ns, Integer.MAX_VALUE for longer (see
+   * {@code longDurations}); ENTRY (2 columns): ns; BYTES (2 columns): of a copy or memset, a
+   * kernel's grid: x (31 bits) | y (16) | z (16).
+   */
+  private final IntRows rows = new IntRows(11);
+  private static final int META = 0;
+  private static final int BLOCK = 1;
+  private static final int NAME = 2;
+  private static final int THREAD = 3;
+  private static final int STREAM = 4;
+  private static final int DURATION = 5;
+  private static final int CALL_SITE = 6;
+  private static final int ENTRY = 7;
+  private static final int BYTES = 9;
   private final Map<Integer, Long> longDurations = new HashMap<>();
-  /** Bytes of a copy or memset; a kernel's grid: x (31 bits) | y (16) | z (16). */
-  private final LongList bytes = new LongList(1024);
-  private final IntList callSite = new IntList(1024);
   private final IntList inStart = new IntList(1024);
   private final IntList inValue = new IntList(2048);
   private final ByteList inConfidence = new ByteList(2048);
@@ -136,28 +141,28 @@ public final class OperationTable {
   /** Starts an operation; its inputs and outputs follow (see {@link #finish()}). */
   int begin(OpKind k, int apiNumber, int opName, int threadIndex, int streamIndex, long entry,
       long duration, long opBytes, int site) {
-    int op = meta.add(k.ordinal() | ((apiNumber & 0xfff) << 2));
-    block.add(0);
-    name.add(opName);
-    thread.add(threadIndex);
-    stream.add(streamIndex);
-    entryNs.add(entry);
+    int op = rows.addRow();
+    rows.set(op, META, k.ordinal() | ((apiNumber & 0xfff) << 2));
+    rows.set(op, NAME, opName);
+    rows.set(op, THREAD, threadIndex);
+    rows.set(op, STREAM, streamIndex);
+    rows.setLong(op, ENTRY, entry);
     if (duration >= Integer.MAX_VALUE) {
       longDurations.put(op, duration);
-      durationNs.add(Integer.MAX_VALUE);
+      rows.set(op, DURATION, Integer.MAX_VALUE);
     } else {
-      durationNs.add((int) Math.max(duration, 0));
+      rows.set(op, DURATION, (int) Math.max(duration, 0));
     }
-    bytes.add(opBytes);
-    callSite.add(site);
+    rows.setLong(op, BYTES, opBytes);
+    rows.set(op, CALL_SITE, site);
     inStart.add(inValue.size());
     outStart.add(outValue.size());
     return op;
   }
 
   void copy(int op, Direction d, MemoryKind src, MemoryKind dst, boolean synchronous) {
-    int m = meta.get(op) & 0x3fff;
-    meta.set(op, m | ((d.ordinal() + 1) << 14) | ((number(src) & 0xf) << 17)
+    int m = rows.get(op, META) & 0x3fff;
+    rows.set(op, META, m | ((d.ordinal() + 1) << 14) | ((number(src) & 0xf) << 17)
         | ((number(dst) & 0xf) << 21) | (synchronous ? 1 << 25 : 0));
   }
 
@@ -167,12 +172,12 @@ public final class OperationTable {
   }
 
   void markSynchronous(int op) {
-    meta.set(op, meta.get(op) | (1 << 25));
+    rows.set(op, META, rows.get(op, META) | (1 << 25));
   }
 
   void dims(int op, int gx, int gy, int gz, int bx, int by, int bz) {
-    bytes.set(op, ((long) gx & 0x7fffffffL) | (((long) gy & 0xffffL) << 31) | (((long) gz & 0xffffL) << 47));
-    block.set(op, (bx & 0x7ff) | ((by & 0x7ff) << 11) | ((bz & 0x3ff) << 22));
+    rows.setLong(op, BYTES, ((long) gx & 0x7fffffffL) | (((long) gy & 0xffffL) << 31) | (((long) gz & 0xffffL) << 47));
+    rows.set(op, BLOCK, (bx & 0x7ff) | ((by & 0x7ff) << 11) | ((bz & 0x3ff) << 22));
   }
 
   void input(int value, Confidence c, long bytesRead) {
@@ -199,37 +204,35 @@ public final class OperationTable {
   void finish() {
     inStart.add(inValue.size());
     outStart.add(outValue.size());
-    for (IntList l : List.of(meta, block, name, thread, stream, durationNs, callSite, inStart, inValue,
-        inBytes, outStart, outValue)) {
+    for (IntList l : List.of(inStart, inValue, inBytes, outStart, outValue)) {
       l.trim();
     }
-    entryNs.trim();
-    bytes.trim();
+    rows.trim();
     inConfidence.trim();
     outConfidence.trim();
   }
 
   public int size() {
-    return meta.size();
+    return rows.size();
   }
 
   public OpKind kind(int op) {
-    return KINDS[meta.get(op) & 3];
+    return KINDS[rows.get(op, META) & 3];
   }
 
   /** The Api number of the call (see api.proto). */
   public int api(int op) {
-    return (meta.get(op) >>> 2) & 0xfff;
+    return (rows.get(op, META) >>> 2) & 0xfff;
   }
 
   /** The runtime function (copies, memsets) or the kernel's display name. */
   public String name(int op) {
-    return names.get(name.get(op));
+    return names.get(rows.get(op, NAME));
   }
 
   /** The id of the operation's name ({@link #nameOf}). */
   int nameId(int op) {
-    return name.get(op);
+    return rows.get(op, NAME);
   }
 
   /** Names stored: ids run from 0 to this, exclusive. */
@@ -238,41 +241,41 @@ public final class OperationTable {
   }
 
   public int pid(int op) {
-    return threadPid.get(thread.get(op));
+    return threadPid.get(rows.get(op, THREAD));
   }
 
   public int tid(int op) {
-    return threadTid.get(thread.get(op));
+    return threadTid.get(rows.get(op, THREAD));
   }
 
   /** The stream handle as the program passed it (0 for the legacy default stream). */
   public long stream(int op) {
-    return streamHandle.get(stream.get(op));
+    return streamHandle.get(rows.get(op, STREAM));
   }
 
   public int device(int op) {
-    return streamDevice.get(stream.get(op));
+    return streamDevice.get(rows.get(op, STREAM));
   }
 
   /** CPU time of the API call's entry (CLOCK_MONOTONIC, ns). */
   public long entryNs(int op) {
-    return entryNs.get(op);
+    return rows.getLong(op, ENTRY);
   }
 
   /** Duration of the API call, ns. */
   public long durationNs(int op) {
-    int d = durationNs.get(op);
+    int d = rows.get(op, DURATION);
     return d == Integer.MAX_VALUE ? longDurations.getOrDefault(op, (long) d) : d;
   }
 
   /** Bytes copied or set; 0 for kernels. */
   public long bytes(int op) {
-    return kind(op) == OpKind.KERNEL ? 0 : bytes.get(op);
+    return kind(op) == OpKind.KERNEL ? 0 : rows.getLong(op, BYTES);
   }
 
   /** Return address of the call in the program. */
   public long callSite(int op) {
-    return siteAddress.get(callSite.get(op));
+    return siteAddress.get(rows.get(op, CALL_SITE));
   }
 
   /** A copy's direction; null for other operations. */
@@ -280,32 +283,32 @@ public final class OperationTable {
     if (kind(op) != OpKind.COPY) {
       return null;
     }
-    int d = (meta.get(op) >>> 14) & 7;
+    int d = (rows.get(op, META) >>> 14) & 7;
     return d == 0 ? null : DIRECTIONS[d - 1];
   }
 
   public MemoryKind srcMemory(int op) {
-    return MemoryKind.forNumber((meta.get(op) >>> 17) & 0xf);
+    return MemoryKind.forNumber((rows.get(op, META) >>> 17) & 0xf);
   }
 
   public MemoryKind dstMemory(int op) {
-    return MemoryKind.forNumber((meta.get(op) >>> 21) & 0xf);
+    return MemoryKind.forNumber((rows.get(op, META) >>> 21) & 0xf);
   }
 
   /** The call returned only once the operation was done (cudaMemcpy rather than cudaMemcpyAsync). */
   public boolean synchronous(int op) {
-    return (meta.get(op) & (1 << 25)) != 0;
+    return (rows.get(op, META) & (1 << 25)) != 0;
   }
 
   /** A kernel's grid: {x, y, z}. */
   public int[] grid(int op) {
-    long g = kind(op) == OpKind.KERNEL ? bytes.get(op) : 0;
+    long g = kind(op) == OpKind.KERNEL ? rows.getLong(op, BYTES) : 0;
     return new int[] {(int) (g & 0x7fffffffL), (int) ((g >>> 31) & 0xffff), (int) ((g >>> 47) & 0xffff)};
   }
 
   /** A kernel's block: {x, y, z}. */
   public int[] block(int op) {
-    int b = block.get(op);
+    int b = rows.get(op, BLOCK);
     return new int[] {b & 0x7ff, (b >>> 11) & 0x7ff, (b >>> 22) & 0x3ff};
   }
 
