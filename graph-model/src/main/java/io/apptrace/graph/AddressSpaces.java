@@ -25,21 +25,57 @@ final class AddressSpaces {
 
   private Allocation last;
 
+  /** Whether an allocation is in device or managed memory (the spaces {@link #device} searches). */
+  static boolean deviceSide(Allocation a) {
+    return a.device() >= 0 || a.kind() == MemoryKind.MANAGED;
+  }
+
+  private static boolean holds(Allocation a, long address) {
+    return Long.compareUnsigned(address - a.start(), a.bytes()) < 0 && Long.compareUnsigned(address, a.start()) >= 0;
+  }
+
   private Allocation recent(long address, boolean deviceSide) {
     Allocation l = last;
-    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes()
-        && (l.device() >= 0 || l.kind() == MemoryKind.MANAGED) == deviceSide) {
+    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes() && deviceSide(l) == deviceSide) {
       return l;
     }
     for (Allocation a : recent) {
-      if (a != null && Long.compareUnsigned(address - a.start(), a.bytes()) < 0
-          && Long.compareUnsigned(address, a.start()) >= 0 && (a.device() >= 0
-          || a.kind() == MemoryKind.MANAGED) == deviceSide) {
+      if (a != null && holds(a, address) && deviceSide(a) == deviceSide) {
         last = a;
         return a;
       }
     }
     return null;
+  }
+
+  /**
+   * What {@code recent(address, true)}, then {@code recent(address, false)}, would give, in one
+   * pass over the recent allocations.
+   */
+  private Allocation recentAny(long address) {
+    Allocation l = last;
+    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes() && deviceSide(l)) {
+      return l;
+    }
+    Allocation hostSide = null;
+    for (Allocation a : recent) {
+      if (a != null && holds(a, address)) {
+        if (deviceSide(a)) {
+          last = a;
+          return a;
+        }
+        if (hostSide == null) {
+          hostSide = a;
+        }
+      }
+    }
+    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes()) {
+      return l; // a host-side last (which may have left the ring): recent(address, false) answers with it
+    }
+    if (hostSide != null) {
+      last = hostSide;
+    }
+    return hostSide;
   }
 
   private Allocation remember(Allocation a) {
@@ -129,10 +165,7 @@ final class AddressSpaces {
 
   /** The allocation holding {@code address} in any space, or null. */
   Allocation any(long address, int device) {
-    Allocation a = recent(address, true);
-    if (a == null) {
-      a = recent(address, false);
-    }
+    Allocation a = recentAny(address);
     if (a != null) {
       return a;
     }

@@ -367,10 +367,18 @@ public final class DvdgBuilder {
    * The allocation holding {@code address}; where none does, an implicit region of the accessed
    * range (on the host: memory the program had without a recorded allocation, such as a stack
    * array; on a device: memory allocated out of apptrace's sight, which is warned about).
+   * {@code known}, when not null, is what {@link AddressSpaces#any} gave for {@code address} just
+   * before: a recorded allocation there is the answer, without a second lookup (an implicit one
+   * may have been replaced since).
    */
   private Allocation at(int pid, Proc p, long address, long bytes, boolean onDevice, int device,
-      String what) {
-    Allocation found = onDevice ? p.spaces.device(address, device) : p.spaces.any(address, device);
+      String what, Allocation known) {
+    Allocation found;
+    if (known != null && !known.implicit() && (!onDevice || AddressSpaces.deviceSide(known))) {
+      found = known;
+    } else {
+      found = onDevice ? p.spaces.device(address, device) : p.spaces.any(address, device);
+    }
     if (found != null && (!found.implicit() || found.device() >= 0
         || address + Math.max(bytes, 1) <= found.start() + found.bytes())) {
       return found;
@@ -607,14 +615,14 @@ public final class DvdgBuilder {
     ops.copy(op, k.direction(), k.src(), k.dst(), !c.async());
     if (c.src() != 0) {
       Allocation src = at(pid, p, c.src(), srcSpan, srcOnDevice,
-          c.srcDevice() >= 0 ? c.srcDevice() : dev, "copy from");
+          c.srcDevice() >= 0 ? c.srcDevice() : dev, "copy from", srcAt);
       read(p, op, s, src, c.src() - src.start(), srcSpan, Confidence.EXACT);
     } else if (imported) {
       endpointRead(pid, op, k.src(), srcOnDevice ? deviceOf(c.srcDevice(), dev) : -1, c.bytes());
     }
     if (c.dst() != 0) {
       Allocation dst = at(pid, p, c.dst(), dstSpan, dstOnDevice,
-          c.dstDevice() >= 0 ? c.dstDevice() : dev, "copy to");
+          c.dstDevice() >= 0 ? c.dstDevice() : dev, "copy to", dstAt);
       write(op, dst, c.dst() - dst.start(), dstSpan, Confidence.EXACT);
     } else if (imported) {
       endpointWrite(pid, op, k.dst(), dstOnDevice ? deviceOf(c.dstDevice(), dev) : -1, c.bytes());
@@ -633,7 +641,7 @@ public final class DvdgBuilder {
     int op = begin(p, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
     long span = span(m.bytes(), m.dims(), m.pitch(), m.width(), m.height(), m.depth());
     if (m.ptr() != 0) {
-      Allocation a = at(pid, p, m.ptr(), span, true, dev, "memset of");
+      Allocation a = at(pid, p, m.ptr(), span, true, dev, "memset of", null);
       write(op, a, m.ptr() - a.start(), span, Confidence.EXACT);
     } else if (imported) {
       MemoryKind kind = m.kind() == MemoryKind.MEMORY_KIND_UNSPECIFIED ? MemoryKind.DEVICE : m.kind();
