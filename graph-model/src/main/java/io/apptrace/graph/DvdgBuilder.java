@@ -16,6 +16,7 @@ import io.apptrace.trace.TimeOrderedReader;
 import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceRecord;
 import io.apptrace.util.IntList;
+import io.apptrace.util.IntRows;
 import io.apptrace.util.LongList;
 import io.apptrace.util.LongIntMap;
 import java.io.IOException;
@@ -38,8 +39,7 @@ public final class DvdgBuilder {
   private final List<Race> races = new ArrayList<>();
   private final Warnings warnings = new Warnings();
   /** Per operation: its stream's index in its process, and its number in that stream. */
-  private final IntList opStream = new IntList(1024);
-  private final IntList opSeq = new IntList(1024);
+  private final IntRows opOrder = new IntRows(2);
   private final IntList inputs = new IntList();
   private final LongList inputBytes = new LongList();
   /** Name ids of runtime functions, by Api number (-1: not looked up yet). */
@@ -499,9 +499,10 @@ public final class DvdgBuilder {
     }
     int op = ops.begin(kind, c.api(), name, thread, s.tableId,
         c.entryNs(), c.durationNs(), bytes, ops.callSiteId(c.pid(), c.callSite()));
-    opStream.add(s.index);
+    int row = opOrder.addRow();
+    opOrder.set(row, 0, s.index);
     lastOpStream = s;
-    opSeq.add(p.order.issue(c.tid(), s, c.entryNs()));
+    opOrder.set(row, 1, p.order.issue(c.tid(), s, c.entryNs()));
     if (c.correlationId() != 0) {
       p.byCorrelation.put(c.correlationId(), op);
     }
@@ -541,8 +542,8 @@ public final class DvdgBuilder {
       }
       ops.input(v, c, read);
       int producer = values.producer(v);
-      if (producer >= 0 && opStream.get(producer) != s.index
-          && !p.order.seen(s, opStream.get(producer), opSeq.get(producer))) {
+      if (producer >= 0 && opOrder.get(producer, 0) != s.index
+          && !p.order.seen(s, opOrder.get(producer, 0), opOrder.get(producer, 1))) {
         races.add(new Race(producer, op, v));
       }
     }

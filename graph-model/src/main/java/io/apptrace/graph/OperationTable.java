@@ -45,10 +45,9 @@ public final class OperationTable {
   private static final int BYTES = 9;
   private final Map<Integer, Long> longDurations = new HashMap<>();
   private final IntList inStart = new IntList(1024);
-  private final IntList inValue = new IntList(2048);
+  /** A row per input: the value read, and the bytes of it read (-1: see {@code largeInBytes}). */
+  private final IntRows inputs = new IntRows(2);
   private final ByteList inConfidence = new ByteList(2048);
-  /** Bytes of each input the operation read; -1: see {@code largeInBytes}. */
-  private final IntList inBytes = new IntList(2048);
   private final Map<Integer, Long> largeInBytes = new HashMap<>();
   private final IntList outStart = new IntList(1024);
   private final IntList outValue = new IntList(2048);
@@ -155,7 +154,7 @@ public final class OperationTable {
     }
     rows.setLong(op, BYTES, opBytes);
     rows.set(op, CALL_SITE, site);
-    inStart.add(inValue.size());
+    inStart.add(inputs.size());
     outStart.add(outValue.size());
     return op;
   }
@@ -181,13 +180,14 @@ public final class OperationTable {
   }
 
   void input(int value, Confidence c, long bytesRead) {
-    int at = inValue.add(value);
+    int at = inputs.addRow();
+    inputs.set(at, 0, value);
     inConfidence.add((byte) c.ordinal());
     if (bytesRead > Integer.MAX_VALUE) {
       largeInBytes.put(at, bytesRead);
-      inBytes.add(-1);
+      inputs.set(at, 1, -1);
     } else {
-      inBytes.add((int) bytesRead);
+      inputs.set(at, 1, (int) bytesRead);
     }
   }
 
@@ -202,11 +202,12 @@ public final class OperationTable {
 
   /** Ends the table: one more start offset closes the last operation's lists. */
   void finish() {
-    inStart.add(inValue.size());
+    inStart.add(inputs.size());
     outStart.add(outValue.size());
-    for (IntList l : List.of(inStart, inValue, inBytes, outStart, outValue)) {
+    for (IntList l : List.of(inStart, outStart, outValue)) {
       l.trim();
     }
+    inputs.trim();
     rows.trim();
     inConfidence.trim();
     outConfidence.trim();
@@ -322,13 +323,13 @@ public final class OperationTable {
   }
 
   public int input(int op, int k) {
-    return inValue.get(inStart.get(op) + k);
+    return inputs.get(inStart.get(op) + k, 0);
   }
 
   /** Bytes of input {@code k} the operation read (of the range the value holds). */
   public long inputBytes(int op, int k) {
     int at = inStart.get(op) + k;
-    int b = inBytes.get(at);
+    int b = inputs.get(at, 1);
     return b >= 0 ? b : largeInBytes.get(at);
   }
 

@@ -1,6 +1,6 @@
 package io.apptrace.graph;
 
-import io.apptrace.util.IntList;
+import io.apptrace.util.IntRows;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -15,26 +15,29 @@ import java.util.Map;
  */
 public final class ValueTable {
   private static final long UNSIGNED_INT = 0xffffffffL;
-  private final IntList allocation = new IntList(1024);
-  private final IntList offset = new IntList(1024);
-  private final IntList bytes = new IntList(1024);
-  private final IntList producer = new IntList(1024);
+  /** A row per value: its allocation, offset and bytes (unsigned; -1: see {@code large}), producer. */
+  private final IntRows rows = new IntRows(4);
+  private static final int ALLOCATION = 0;
+  private static final int OFFSET = 1;
+  private static final int BYTES = 2;
+  private static final int PRODUCER = 3;
   /** Offsets and sizes of 4 GiB and more, by value id. */
   private final Map<Integer, long[]> large = new HashMap<>();
   private final Map<Integer, Integer> initialValues = new HashMap<>();
   private int[] versions;
 
   int add(int alloc, boolean initial, long off, long len, int producerOp) {
-    int v = allocation.add(alloc);
+    int v = rows.addRow();
+    rows.set(v, ALLOCATION, alloc);
     if (off < 0 || off >= UNSIGNED_INT || len < 0 || len >= UNSIGNED_INT) {
       large.put(v, new long[] {off, len});
-      offset.add(-1);
-      bytes.add(-1);
+      rows.set(v, OFFSET, -1);
+      rows.set(v, BYTES, -1);
     } else {
-      offset.add((int) off);
-      bytes.add((int) len);
+      rows.set(v, OFFSET, (int) off);
+      rows.set(v, BYTES, (int) len);
     }
-    producer.add(producerOp);
+    rows.set(v, PRODUCER, producerOp);
     if (initial) {
       initialValues.put(v, alloc);
     }
@@ -42,19 +45,16 @@ public final class ValueTable {
   }
 
   void trim() {
-    allocation.trim();
-    offset.trim();
-    bytes.trim();
-    producer.trim();
+    rows.trim();
   }
 
   public int size() {
-    return allocation.size();
+    return rows.size();
   }
 
   /** The allocation's id. */
   public int allocation(int value) {
-    return allocation.get(value);
+    return rows.get(value, ALLOCATION);
   }
 
   /** The version number: 0 for initial contents, then 1, 2, ... in the order writes happened. */
@@ -64,7 +64,7 @@ public final class ValueTable {
       versions = new int[n];
       Map<Integer, Integer> written = new HashMap<>();
       for (int v = 0; v < n; v++) {
-        versions[v] = initialValues.containsKey(v) ? 0 : written.merge(allocation.get(v), 1, Integer::sum);
+        versions[v] = initialValues.containsKey(v) ? 0 : written.merge(rows.get(v, ALLOCATION), 1, Integer::sum);
       }
     }
     return versions[value];
@@ -72,18 +72,18 @@ public final class ValueTable {
 
   /** Where in the allocation this version's bytes start. */
   public long offset(int value) {
-    int o = offset.get(value);
+    int o = rows.get(value, OFFSET);
     return o == -1 && large.containsKey(value) ? large.get(value)[0] : o & UNSIGNED_INT;
   }
 
   /** Bytes this version wrote (the whole allocation for version 0). */
   public long bytes(int value) {
-    int b = bytes.get(value);
+    int b = rows.get(value, BYTES);
     return b == -1 && large.containsKey(value) ? large.get(value)[1] : b & UNSIGNED_INT;
   }
 
   /** The operation that produced it; -1 for initial contents. */
   public int producer(int value) {
-    return producer.get(value);
+    return rows.get(value, PRODUCER);
   }
 }
