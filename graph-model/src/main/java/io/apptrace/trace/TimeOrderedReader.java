@@ -254,10 +254,15 @@ public final class TimeOrderedReader<T> implements Closeable {
       if (waiting == null) {
         throw new NoSuchElementException("no more events");
       }
-      if (current != null) {
-        park(current);
+      if (current != null && !manyThreads) {
+        few.set(few.indexOf(waiting), current); // the two trade places (the order of few is free)
+        current = waiting;
+      } else {
+        if (current != null) {
+          park(current);
+        }
+        current = take(waiting);
       }
-      current = take(waiting);
     }
     T r = current.events.get(current.next);
     if (!current.advance()) {
