@@ -4,9 +4,14 @@ import io.apptrace.proto.Event;
 import io.apptrace.proto.TraceHeader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Where each batch of a trace is, and the few events needed before any other: process starts,
@@ -37,15 +42,52 @@ final class BatchIndex {
     this.eventCount = eventCount;
   }
 
+  /** Batches read ahead of the one whose walk is taken next. */
+  private static final int AHEAD = 8;
+
+  /** A batch read (into a buffer of the pool) and its walk, running on the walking thread. */
+  private record Pending(TraceReader.RawBatch batch, Future<Walker> walk) {}
+
+  /**
+   * One pass over the file: this thread reads the batches and a second one walks them, a few
+   * batches behind (reading and walking take about the same time). Walks are taken in file
+   * order; at the first damaged batch, the batches read past it are dropped.
+   */
   static BatchIndex build(Path path) throws IOException, TraceException {
     List<Entry> entries = new ArrayList<>();
     List<TraceRecord> definitions = new ArrayList<>();
-    long[] events = {0};
+    long events = 0;
+    ExecutorService walking = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "apptrace-trace-index");
+      t.setDaemon(true);
+      return t;
+    });
+    ArrayDeque<byte[]> pool = new ArrayDeque<>();
+    ArrayDeque<Pending> pending = new ArrayDeque<>();
     try (TraceReader r = TraceReader.open(path)) {
-      TraceReader.RawBatch b;
-      while ((b = r.nextRaw()) != null) {
-        Walker w = new Walker(definitions);
-        int good = BatchWalk.walk(b.data(), b.length(), w);
+      boolean more = true;
+      while (more || !pending.isEmpty()) {
+        if (more && pending.size() < AHEAD) {
+          TraceReader.RawBatch read = r.nextRaw();
+          if (read == null) {
+            more = false;
+          } else {
+            byte[] buf = pool.isEmpty() ? new byte[read.length()] : pool.poll();
+            if (buf.length < read.length()) {
+              buf = new byte[read.length()];
+            }
+            System.arraycopy(read.data(), 0, buf, 0, read.length());
+            TraceReader.RawBatch own = new TraceReader.RawBatch(read.start(), read.offset(), buf, read.length(),
+                read.complete());
+            pending.add(new Pending(own, walking.submit(() -> walk(own))));
+          }
+          continue;
+        }
+        Pending p = pending.poll();
+        TraceReader.RawBatch b = p.batch();
+        Walker w = join(p.walk());
+        int good = w.good;
+        definitions.addAll(w.definitions);
         int pid = w.pid;
         int tid = w.tid;
         long first = w.first;
@@ -53,42 +95,74 @@ final class BatchIndex {
         if (!b.complete() || good < b.length() || w.events == 0) {
           // where the walk stopped early, or a batch of no events (never decoded later), the
           // parser says whether and where the file is damaged, as TraceReader does
-          BatchParser.Result p = BatchParser.parse(b.data(), b.length(), b.complete());
-          r.stopAt(b, p);
-          if (p.events().size() > count) {
+          BatchParser.Result parsed = BatchParser.parse(b.data(), b.length(), b.complete());
+          r.stopAt(b, parsed);
+          if (parsed.problem() != null) {
+            more = false; // nothing after the damage is read
+            for (Pending dropped : pending) {
+              dropped.walk().cancel(false);
+            }
+            pending.clear();
+          }
+          if (parsed.events().size() > count) {
             // fields the walk does not read (groups) before events the parser does
-            for (Event e : p.events().subList(count, p.events().size())) {
+            for (Event e : parsed.events().subList(count, parsed.events().size())) {
               if (java.util.Arrays.stream(DEFINITIONS).anyMatch(d -> d == e.getBodyCase().getNumber())) {
-                definitions.add(new TraceRecord(p.pid(), p.tid(), p.seq(), e));
+                definitions.add(new TraceRecord(parsed.pid(), parsed.tid(), parsed.seq(), e));
               }
             }
-            pid = p.pid();
-            tid = p.tid();
-            first = p.events().get(0).getEntryNs();
-            count = p.events().size();
+            pid = parsed.pid();
+            tid = parsed.tid();
+            first = parsed.events().get(0).getEntryNs();
+            count = parsed.events().size();
           }
         }
-        events[0] += count;
+        events += count;
         if (count > 0) {
           entries.add(new Entry(pid, tid, b.offset(), b.length(), b.complete(), first));
         }
+        pool.add(b.data());
       }
-      return new BatchIndex(r.header(), entries, definitions, r.truncation(), events[0]);
+      return new BatchIndex(r.header(), entries, definitions, r.truncation(), events);
+    } finally {
+      walking.shutdownNow();
+    }
+  }
+
+  private static Walker walk(TraceReader.RawBatch b) {
+    Walker w = new Walker();
+    w.good = BatchWalk.walk(b.data(), b.length(), w);
+    return w;
+  }
+
+  private static Walker join(Future<Walker> f) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while indexing the trace");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException x) {
+        throw x;
+      }
+      if (e.getCause() instanceof Error x) {
+        throw x;
+      }
+      throw new IOException(e.getCause());
     }
   }
 
   /** Counts a batch's events and decodes the definitions among them. */
   private static final class Walker implements BatchWalk.Visitor {
-    final List<TraceRecord> definitions;
+    /** The definitions among the batch's events, decoded. */
+    final List<TraceRecord> definitions = new ArrayList<>(0);
+    /** How many of the batch's bytes the walk read as well-formed. */
+    int good;
     int pid;
     int tid;
     long seq;
     int events;
     long first;
-
-    Walker(List<TraceRecord> definitions) {
-      this.definitions = definitions;
-    }
 
     @Override
     public void header(int pid, int tid, long seq) {
