@@ -36,7 +36,7 @@ final class AddressSpaces {
 
   private Allocation recent(long address, boolean deviceSide) {
     Allocation l = last;
-    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes() && deviceSide(l) == deviceSide) {
+    if (l != null && holds(l, address) && deviceSide(l) == deviceSide) {
       return l;
     }
     for (Allocation a : recent) {
@@ -54,7 +54,8 @@ final class AddressSpaces {
    */
   private Allocation recentAny(long address) {
     Allocation l = last;
-    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes() && deviceSide(l)) {
+    boolean inLast = l != null && holds(l, address);
+    if (inLast && deviceSide(l)) {
       return l;
     }
     Allocation hostSide = null;
@@ -69,7 +70,7 @@ final class AddressSpaces {
         }
       }
     }
-    if (l != null && address - l.start() >= 0 && address - l.start() < l.bytes()) {
+    if (inLast) {
       return l; // a host-side last (which may have left the ring): recent(address, false) answers with it
     }
     if (hostSide != null) {

@@ -140,11 +140,6 @@ public final class DvdgBuilder {
   }
 
   /** The next event, in time order. */
-  public void add(TraceRecord r) {
-    add(GraphEvent.of(r));
-  }
-
-  /** The next event, in time order. */
   public void add(GraphEvent ev) {
     GraphEvent.Call c = ev.call();
     if (c.tid() == 0) {

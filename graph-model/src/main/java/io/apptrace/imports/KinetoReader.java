@@ -364,15 +364,7 @@ final class KinetoReader {
     try {
       Batch b = free.take();
       try {
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-          if (t == null) {
-            throw new EOFException("the file ends inside traceEvents");
-          }
-          if (t != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            continue;
-          }
+        while (nextObject(p, "traceEvents")) {
           Ev e = b.at(b.size);
           e.reset();
           fields(p, e);
@@ -917,16 +909,26 @@ final class KinetoReader {
 
   // ---- top-level sections ----
 
-  private void deviceProperties(JsonParser p) throws IOException {
+  /**
+   * Moves to the next object of the array {@code section} (elements of other kinds are skipped);
+   * false at the array's end.
+   */
+  private static boolean nextObject(JsonParser p, String section) throws IOException {
     JsonToken t;
     while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
       if (t == null) {
-        throw new EOFException("the file ends inside deviceProperties");
+        throw new EOFException("the file ends inside " + section);
       }
-      if (t != JsonToken.START_OBJECT) {
-        p.skipChildren();
-        continue;
+      if (t == JsonToken.START_OBJECT) {
+        return true;
       }
+      p.skipChildren();
+    }
+    return false;
+  }
+
+  private void deviceProperties(JsonParser p) throws IOException {
+    while (nextObject(p, "deviceProperties")) {
       Map<String, String> d = new HashMap<>();
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String k = p.currentName();

@@ -8,7 +8,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -85,7 +84,7 @@ final class BatchIndex {
         }
         Pending p = pending.poll();
         TraceReader.RawBatch b = p.batch();
-        Walker w = join(p.walk());
+        Walker w = Futures.await(p.walk());
         int good = w.good;
         definitions.addAll(w.definitions);
         int pid = w.pid;
@@ -133,23 +132,6 @@ final class BatchIndex {
     Walker w = new Walker();
     w.good = BatchWalk.walk(b.data(), b.length(), w);
     return w;
-  }
-
-  private static Walker join(Future<Walker> f) throws IOException {
-    try {
-      return f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while indexing the trace");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException x) {
-        throw x;
-      }
-      if (e.getCause() instanceof Error x) {
-        throw x;
-      }
-      throw new IOException(e.getCause());
-    }
   }
 
   /** Counts a batch's events and decodes the definitions among them. */

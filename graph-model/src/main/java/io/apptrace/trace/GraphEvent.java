@@ -96,9 +96,4 @@ public sealed interface GraphEvent {
       }
     }
   }
-
-  /** The graph's view of one record. */
-  static GraphEvent of(TraceRecord r) {
-    return of(r.pid(), r.tid(), r.batchSeq(), r.event());
-  }
 }

@@ -17,9 +17,9 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * A trace's events in the order they happened: each thread's in issue order, threads merged by
@@ -89,7 +89,7 @@ public final class TimeOrderedReader<T> implements Closeable {
     int next;
     long head;
     /** The next batches, decoding on the decoder thread (threads often run out of events together). */
-    final java.util.ArrayDeque<CompletableFuture<Loaded<T>>> ahead = new java.util.ArrayDeque<>();
+    final java.util.ArrayDeque<Future<Loaded<T>>> ahead = new java.util.ArrayDeque<>();
     int queued;
 
     ThreadCursor(int pid, int tid, List<BatchIndex.Entry> batches) {
@@ -105,7 +105,7 @@ public final class TimeOrderedReader<T> implements Closeable {
         if (nextBatch >= batches.size()) {
           return false;
         }
-        Loaded<T> l = !ahead.isEmpty() ? take(ahead.poll()) : load(batches.get(nextBatch));
+        Loaded<T> l = !ahead.isEmpty() ? Futures.await(ahead.poll()) : load(batches.get(nextBatch));
         events = l.records();
         entries = l.entryNs();
         if (l.damage() != null && (damage == null || l.damage().byteOffset() < damage.byteOffset())) {
@@ -117,7 +117,7 @@ public final class TimeOrderedReader<T> implements Closeable {
         nextBatch++;
         while (queued < batches.size() && queued < nextBatch + PREFETCH) {
           BatchIndex.Entry e = batches.get(queued++);
-          ahead.add(CompletableFuture.supplyAsync(() -> loadUnchecked(e), decoder));
+          ahead.add(decoder.submit(() -> load(e)));
         }
         next = 0;
       }
@@ -273,25 +273,6 @@ public final class TimeOrderedReader<T> implements Closeable {
 
   /** A decoded batch: its records and their entry times, and where it is damaged (or null). */
   private record Loaded<T>(List<T> records, long[] entryNs, Truncation damage) {}
-
-  private static <T> Loaded<T> take(CompletableFuture<Loaded<T>> f) throws IOException {
-    try {
-      return f.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof java.io.UncheckedIOException u) {
-        throw u.getCause();
-      }
-      throw e;
-    }
-  }
-
-  private Loaded<T> loadUnchecked(BatchIndex.Entry e) {
-    try {
-      return load(e);
-    } catch (IOException x) {
-      throw new java.io.UncheckedIOException(x);
-    }
-  }
 
   private Loaded<T> load(BatchIndex.Entry e) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(e.length());

@@ -59,7 +59,7 @@ class GraphEventTest {
   @Test
   void everyOtherEventIsKeptWhole() {
     Event sync = call().setApi(Api.cudaStreamSynchronize).setSync(Sync.newBuilder().setStream(5)).build();
-    assertThat(GraphEvent.of(new TraceRecord(7, 8, 9, sync))).isInstanceOfSatisfying(GraphEvent.Other.class,
+    assertThat(GraphEvent.of(7, 8, 9, sync)).isInstanceOfSatisfying(GraphEvent.Other.class,
         o -> assertThat(o.record()).isEqualTo(new TraceRecord(7, 8, 9, sync)));
   }
 }
