@@ -100,7 +100,7 @@ public final class DvdgBuilder {
 
   /** Reads a trace file and builds its graph, with its {@link CallLog} when {@code withCalls}. */
   public static Dvdg build(Path trace, boolean withCalls) throws IOException, TraceException {
-    try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(trace, GraphEvent::of)) {
+    try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(trace, GraphEvent.DECODER)) {
       DvdgBuilder b = new DvdgBuilder(r.header());
       if (withCalls) {
         b.recordCalls();

@@ -13,6 +13,12 @@ public final class BatchWalk {
 
     /** An Event occupies {@code data[offset, offset + length)}. */
     void event(byte[] data, int offset, int length);
+
+    /**
+     * The walk is over: the header fields as the parser reads them, the last of each in the
+     * batch (they differ from {@link #header}'s only when one follows the first event).
+     */
+    default void end(int pid, int tid, long seq) {}
   }
 
   private BatchWalk() {}
@@ -30,8 +36,11 @@ public final class BatchWalk {
         break;
       }
       int p = pos + varintSize(data, pos);
-      int field = (int) (tag >>> 3);
+      int field = (int) tag >>> 3; // the parser reads a tag as 32 bits
       int wire = (int) (tag & 7);
+      if (field == 0) {
+        break; // no field is numbered 0: damage
+      }
       if (wire == 0) {
         long value = varint(data, p, length);
         if (value < 0) {
@@ -74,6 +83,7 @@ public final class BatchWalk {
     if (!headerSent) {
       v.header(pid, tid, seq);
     }
+    v.end(pid, tid, seq);
     return pos;
   }
 

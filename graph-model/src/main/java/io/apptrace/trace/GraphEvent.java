@@ -14,8 +14,9 @@ import io.apptrace.proto.MemoryKind;
  * <p>Why: the reader decodes on another core ({@link TimeOrderedReader}), and the build then
  * touched each event's message objects for the first time, a handful of cache misses per event.
  * Made on the decoding core right after the batch is parsed, these small records lie together in
- * memory in the order they are read; the parsed messages of the hot kinds die young there. Copy
- * these out with {@link #of(int, int, long, Event)}, which is the only place they are made.
+ * memory in the order they are read. They are made in two places only: {@link GraphEventWire}
+ * reads the common kinds straight from their encoding, and {@link #of(int, int, long, Event)}
+ * copies them out of a parsed event (the rest, and whatever the first leaves to the parser).
  */
 public sealed interface GraphEvent {
   /** What every event has: where it came from and the call it records. */
@@ -66,6 +67,27 @@ public sealed interface GraphEvent {
 
   /** Any other event, whole. */
   record Other(Call call, TraceRecord record) implements GraphEvent {}
+
+  /**
+   * Reads events for the graph, the most common kinds straight from their encoding
+   * ({@link GraphEventWire}), the rest parsed ({@link #of}).
+   */
+  TimeOrderedReader.WireDecoder<GraphEvent> DECODER = new TimeOrderedReader.WireDecoder<>() {
+    @Override
+    public GraphEvent decode(int pid, int tid, long batchSeq, byte[] data, int offset, int length) {
+      return GraphEventWire.decode(pid, tid, data, offset, length);
+    }
+
+    @Override
+    public GraphEvent decode(int pid, int tid, long batchSeq, Event e) {
+      return of(pid, tid, batchSeq, e);
+    }
+
+    @Override
+    public long entryNs(GraphEvent event) {
+      return event.call().entryNs();
+    }
+  };
 
   /** The graph's view of one event. */
   static GraphEvent of(int pid, int tid, long batchSeq, Event e) {

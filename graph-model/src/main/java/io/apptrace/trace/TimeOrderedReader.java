@@ -49,6 +49,22 @@ public final class TimeOrderedReader<T> implements Closeable {
     T decode(int pid, int tid, long batchSeq, Event e);
   }
 
+  /**
+   * A decoder that reads some events straight from their encoding, without their {@link Event}
+   * being built; the others it is given parsed.
+   */
+  public interface WireDecoder<T> extends Decoder<T> {
+    /**
+     * The event encoded in {@code data[offset, offset + length)}, or null to be given it parsed.
+     * It must read an event exactly as the parser would, and leave to the parser whatever it
+     * cannot (damage included); it must not throw.
+     */
+    T decode(int pid, int tid, long batchSeq, byte[] data, int offset, int length);
+
+    /** The entry time of an event this decoder made. */
+    long entryNs(T event);
+  }
+
   private static final Comparator<TimeOrderedReader<?>.ThreadCursor> ORDER = (a, b) -> {
     int c = Long.compare(a.head, b.head);
     if (c == 0) {
@@ -284,6 +300,12 @@ public final class TimeOrderedReader<T> implements Closeable {
       }
       pos += n;
     }
+    if (decode instanceof WireDecoder<T> wire && e.complete()) {
+      Loaded<T> l = loadWire(wire, buf.array(), buf.position());
+      if (l != null) {
+        return l;
+      }
+    }
     BatchParser.Result r = BatchParser.parse(buf.array(), buf.position(), e.complete());
     List<T> out = new ArrayList<>(r.events().size());
     long[] entries = new long[r.events().size()];
@@ -294,6 +316,62 @@ public final class TimeOrderedReader<T> implements Closeable {
     Truncation damage = r.problem() == null ? null
         : new Truncation(e.offset() + r.goodBytes(), e.complete() ? "damaged record" : "cut short");
     return new Loaded<>(out, entries, damage);
+  }
+
+  /** Where a batch's events are, and its header (a walk's visitor). */
+  private static final class Spans implements BatchWalk.Visitor {
+    int pid;
+    int tid;
+    long seq;
+    int count;
+    int[] offsets = new int[2048];
+    int[] lengths = new int[2048];
+
+    @Override
+    public void header(int pid, int tid, long seq) {}
+
+    @Override
+    public void event(byte[] data, int offset, int length) {
+      if (count == offsets.length) {
+        offsets = java.util.Arrays.copyOf(offsets, count * 2);
+        lengths = java.util.Arrays.copyOf(lengths, count * 2);
+      }
+      offsets[count] = offset;
+      lengths[count++] = length;
+    }
+
+    @Override
+    public void end(int pid, int tid, long seq) {
+      this.pid = pid;
+      this.tid = tid;
+      this.seq = seq;
+    }
+  }
+
+  /**
+   * Decodes a whole batch with a wire decoder; null when the batch is damaged anywhere, for the
+   * parser to say where (see {@link BatchParser}).
+   */
+  private Loaded<T> loadWire(WireDecoder<T> wire, byte[] data, int length) {
+    Spans s = new Spans();
+    if (BatchWalk.walk(data, length, s) < length) {
+      return null;
+    }
+    List<T> out = new ArrayList<>(s.count);
+    long[] entries = new long[s.count];
+    for (int i = 0; i < s.count; i++) {
+      T t = wire.decode(s.pid, s.tid, s.seq, data, s.offsets[i], s.lengths[i]);
+      if (t == null) {
+        try {
+          t = wire.decode(s.pid, s.tid, s.seq, Event.parser().parseFrom(data, s.offsets[i], s.lengths[i]));
+        } catch (com.google.protobuf.InvalidProtocolBufferException damaged) {
+          return null;
+        }
+      }
+      entries[i] = wire.entryNs(t);
+      out.add(t);
+    }
+    return new Loaded<>(out, entries, null);
   }
 
   @Override

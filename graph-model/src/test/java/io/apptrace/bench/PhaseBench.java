@@ -23,7 +23,7 @@ public final class PhaseBench {
         }
       }
       long t1 = System.nanoTime();
-      try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(file, GraphEvent::of)) {
+      try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(file, GraphEvent.DECODER)) {
         long t1b = System.nanoTime();
         System.out.printf(Locale.ROOT, "  index pass %.2f s%n", (t1b - t1) / 1e9);
         while (r.hasNext()) {

@@ -126,12 +126,31 @@ public final class TraceFuzzTarget implements FuzzTarget {
       }
       FuzzTarget.oneLine(t.reason(), null);
     });
+    List<TraceRecord> ordered = new ArrayList<>();
+    java.util.Optional<Truncation> cut;
     try (TimeOrderedReader<TraceRecord> r = TimeOrderedReader.open(file)) {
-      List<TraceRecord> ordered = new ArrayList<>();
       while (r.hasNext()) {
         ordered.add(r.next());
       }
-      TraceSamples.sameEventsPerThread(all, ordered, r.truncation());
+      cut = r.truncation();
+      TraceSamples.sameEventsPerThread(all, ordered, cut);
+    }
+    // the graph's decoder, which reads most events without parsing them, reads the same events
+    // and stops at the same damage
+    try (TimeOrderedReader<GraphEvent> r = TimeOrderedReader.open(file, GraphEvent.DECODER)) {
+      int i = 0;
+      while (r.hasNext()) {
+        GraphEvent g = r.next();
+        TraceRecord t = i < ordered.size() ? ordered.get(i) : null;
+        if (t == null || !GraphEventWireTest.same(g, GraphEvent.of(t.pid(), t.tid(), t.batchSeq(), t.event()))) {
+          throw new AssertionError("event " + i + " read by the graph's decoder as " + g + ", parsed as " + t);
+        }
+        i++;
+      }
+      if (i != ordered.size() || !r.truncation().equals(cut)) {
+        throw new AssertionError("the graph's decoder read " + i + " events and " + r.truncation()
+            + "; parsed: " + ordered.size() + " and " + cut);
+      }
     }
     try (TraceReader r = TraceReader.open(file)) {
       TraceStats.compute(r);
