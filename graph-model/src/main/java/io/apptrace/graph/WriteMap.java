@@ -62,10 +62,12 @@ final class WriteMap {
     int tailValue = tail ? values[hi - 1] : 0;
     int replacement = 1 + (head ? 1 : 0) + (tail ? 1 : 0);
     resize(n - (hi - lo) + replacement);
-    int move = n - hi;
-    System.arraycopy(starts, hi, starts, lo + replacement, move);
-    System.arraycopy(ends, hi, ends, lo + replacement, move);
-    System.arraycopy(values, hi, values, lo + replacement, move);
+    if (hi != lo + replacement) { // a write that replaces exactly what it overlaps moves nothing
+      int move = n - hi;
+      System.arraycopy(starts, hi, starts, lo + replacement, move);
+      System.arraycopy(ends, hi, ends, lo + replacement, move);
+      System.arraycopy(values, hi, values, lo + replacement, move);
+    }
     int i = lo;
     if (head) {
       set(i++, headStart, offset, headValue);
