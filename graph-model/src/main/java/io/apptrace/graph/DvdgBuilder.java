@@ -49,22 +49,81 @@ public final class DvdgBuilder {
 
   /** One process while its events are read. */
   private static final class Proc {
+    final int pid;
     final AddressSpaces spaces = new AddressSpaces();
     final HappensBefore order = new HappensBefore();
     final Map<Long, KernelInfo> kernels = new HashMap<>();
     final Map<Long, Integer> kernelNames = new HashMap<>();
-    long lastKernelId;
-    KernelInfo lastKernel;
-    KernelAccesses.Layout lastLayout;
-    int lastKernelName = -1;
     final Map<Long, KernelAccesses.Layout> layouts = new HashMap<>();
     final LongIntMap byCorrelation = new LongIntMap();
     /** Call-log ids of event handles. */
     final LongIntMap eventIds = new LongIntMap();
-    final LongIntMap device = new LongIntMap();
-    int lastTid = -1;
-    int lastDevice;
     final List<Module> modules = new ArrayList<>();
+
+    Proc(int pid) {
+      this.pid = pid;
+    }
+  }
+
+  /**
+   * One host thread while its events are read: what its calls look up every time. Threads'
+   * events interleave in time order, often one by one, so this is kept per thread, not as "the
+   * last one".
+   */
+  private static final class HostThread {
+    final int pid;
+    final int tid;
+    final Proc proc;
+    /** The operation table's id for this thread (-1: no operation yet). */
+    int tableId = -1;
+    /** The current device (cudaSetDevice), 0 until set. */
+    int device;
+    /** What it knows to have finished ({@link HappensBefore}), looked up on its first operation. */
+    HappensBefore.ThreadClock clock;
+    /** The kernel it launched last, with its name id and parameter layout (info null: none). */
+    long kernelId;
+    KernelInfo kernel;
+    int kernelName;
+    KernelAccesses.Layout layout;
+
+    /** The operation table's ids of its recent call sites, by a hash of the address (id -1: none). */
+    final long[] siteAddresses = new long[8];
+    final int[] siteIds = {-1, -1, -1, -1, -1, -1, -1, -1};
+
+    HostThread(int pid, int tid, Proc proc) {
+      this.pid = pid;
+      this.tid = tid;
+      this.proc = proc;
+    }
+  }
+
+  /** The operation table's id of a call site of thread {@code t}. */
+  private int callSite(HostThread t, long address) {
+    int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> 61);
+    if (t.siteIds[slot] < 0 || t.siteAddresses[slot] != address) {
+      t.siteAddresses[slot] = address;
+      t.siteIds[slot] = ops.callSiteId(t.pid, address);
+    }
+    return t.siteIds[slot];
+  }
+
+  private final Map<Long, HostThread> threads = new HashMap<>();
+  /** The threads last looked up, by a hash of pid and tid. */
+  private final HostThread[] recentThreads = new HostThread[16];
+
+  private HostThread thread(int pid, int tid) {
+    long key = ((long) pid << 32) | (tid & 0xffffffffL);
+    int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 60); // Fibonacci hashing: all bits count
+    HostThread t = recentThreads[slot];
+    if (t == null || t.tid != tid || t.pid != pid) {
+      t = threads.get(key);
+      if (t == null) {
+        t = new HostThread(pid, tid, proc(pid));
+        threads.put(key, t);
+      }
+      recentThreads[slot] = t;
+    }
+    return t;
   }
 
   public DvdgBuilder(TraceHeader header) {
@@ -127,13 +186,10 @@ public final class DvdgBuilder {
 
   private int lastPid = -1;
   private Proc lastProc;
-  private int lastThreadPid = -1;
-  private int lastThreadTid = -1;
-  private int lastThread;
 
   private Proc proc(int pid) {
     if (pid != lastPid) {
-      lastProc = procs.computeIfAbsent(pid, k -> new Proc());
+      lastProc = procs.computeIfAbsent(pid, Proc::new);
       lastPid = pid;
     }
     return lastProc;
@@ -145,20 +201,21 @@ public final class DvdgBuilder {
     if (c.tid() == 0) {
       return; // the collector's own records
     }
-    Proc p = proc(c.pid());
+    HostThread t = thread(c.pid(), c.tid());
+    Proc p = t.proc;
     int opsBefore = ops.size();
     // the kinds of nearly every event first, each read from its own small record
     if (ev instanceof GraphEvent.CopyCall k) {
       if (succeeded(c)) {
-        copy(p, c, k);
+        copy(t, c, k);
       }
     } else if (ev instanceof GraphEvent.LaunchCall l) {
       if (succeeded(c)) {
-        launch(p, c, l);
+        launch(t, c, l);
       }
     } else if (ev instanceof GraphEvent.MemsetCall m) {
       if (succeeded(c)) {
-        memset(p, c, m);
+        memset(t, c, m);
       }
     } else if (ev instanceof GraphEvent.GpuSpan g) {
       int op = p.byCorrelation.get(g.gpuCorrelationId(), -1);
@@ -180,8 +237,7 @@ public final class DvdgBuilder {
     switch (e.getBodyCase()) {
       case SET_DEVICE -> {
         if (ok) {
-          p.device.put(r.tid(), e.getSetDevice().getDevice());
-          p.lastTid = -1;
+          thread(r.pid(), r.tid()).device = e.getSetDevice().getDevice();
         }
       }
       case KERNEL_INFO -> p.kernels.putIfAbsent(e.getKernelInfo().getKernelId(), e.getKernelInfo());
@@ -243,7 +299,7 @@ public final class DvdgBuilder {
       }
     }
     if (ok && c.api() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
-      calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, c.tid()), -1, name);
+      calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(c.pid(), c.tid()), -1, name);
       return;
     }
     calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
@@ -259,8 +315,8 @@ public final class DvdgBuilder {
           callStream(r.pid(), streamOf(p, r.tid(), e.getApiValue(), e.getSync().getStream())), -1, name);
       case EVENT_SCOPE -> calls.add(thread, CallLog.Type.SYNC_EVENT, entry, dur, eventId(p, e.getSync().getEvent()),
           -1, name);
-      case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(p, r.tid()), -1, name);
-      case UNKNOWN_STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_SOME_STREAMS, entry, dur, device(p, r.tid()),
+      case DEVICE_SCOPE -> calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(r.pid(), r.tid()), -1, name);
+      case UNKNOWN_STREAM_SCOPE -> calls.add(thread, CallLog.Type.SYNC_SOME_STREAMS, entry, dur, device(r.pid(), r.tid()),
           -1, name);
       default -> calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
     }
@@ -300,12 +356,8 @@ public final class DvdgBuilder {
     return c.ok();
   }
 
-  private int device(Proc p, int tid) {
-    if (tid != p.lastTid) {
-      p.lastTid = tid;
-      p.lastDevice = p.device.get(tid, 0);
-    }
-    return p.lastDevice;
+  private int device(int pid, int tid) {
+    return thread(pid, tid).device;
   }
 
   // ---- memory ----
@@ -346,7 +398,7 @@ public final class DvdgBuilder {
       warnings.add("free of an unknown pointer", ApiNames.of(e) + "(0x" + Long.toHexString(ptr) + ")");
     }
     if (e.getApiValue() == Api.cudaFree_VALUE) { // cudaFree waits for the device to be idle
-      p.order.synchronizedWithDevice(r.tid(), device(p, r.tid()), r.event().getEntryNs() + r.event().getDurationNs());
+      p.order.synchronizedWithDevice(r.tid(), device(r.pid(), r.tid()), r.event().getEntryNs() + r.event().getDurationNs());
     }
   }
 
@@ -444,7 +496,11 @@ public final class DvdgBuilder {
   }
 
   private HappensBefore.Stream streamOf(Proc p, int tid, int api, long handle) {
-    return p.order.stream(handle, device(p, tid), tid, perThreadDefault(api));
+    return streamOf(thread(p.pid, tid), api, handle);
+  }
+
+  private static HappensBefore.Stream streamOf(HostThread t, int api, long handle) {
+    return t.proc.order.stream(handle, t.device, t.tid, perThreadDefault(api));
   }
 
   private void stream(Proc p, Event e, boolean ok) {
@@ -476,7 +532,7 @@ public final class DvdgBuilder {
       case STREAM_SCOPE -> p.order.synchronizedWith(r.tid(), streamOf(p, r.tid(), e.getApiValue(),
           e.getSync().getStream()), exit);
       case EVENT_SCOPE -> p.order.synchronizedWithEvent(r.tid(), e.getSync().getEvent(), exit);
-      case DEVICE_SCOPE -> p.order.synchronizedWithDevice(r.tid(), device(p, r.tid()), exit);
+      case DEVICE_SCOPE -> p.order.synchronizedWithDevice(r.tid(), device(r.pid(), r.tid()), exit);
       default -> { }
     }
   }
@@ -484,20 +540,28 @@ public final class DvdgBuilder {
   // ---- operations ----
 
   /** Starts an operation on a stream; returns its id. */
-  private int begin(Proc p, GraphEvent.Call c, OpKind kind, int name, long handle, int device,
+  private int begin(HostThread t, GraphEvent.Call c, OpKind kind, int name, long handle, int device,
       long bytes, HappensBefore.Stream s) {
-    int thread = c.tid() == lastThreadTid && c.pid() == lastThreadPid ? lastThread
-        : (lastThread = ops.threadId(lastThreadPid = c.pid(), lastThreadTid = c.tid()));
+    Proc p = t.proc;
+    if (t.tableId < 0) {
+      t.tableId = ops.threadId(c.pid(), c.tid());
+    }
+    int thread = t.tableId;
     if (s.tableId < 0 || s.tableDevice != device) {
       s.tableId = ops.streamId(c.pid(), handle, device);
       s.tableDevice = device;
     }
     int op = ops.begin(kind, c.api(), name, thread, s.tableId,
-        c.entryNs(), c.durationNs(), bytes, ops.callSiteId(c.pid(), c.callSite()));
+        c.entryNs(), c.durationNs(), bytes, callSite(t, c.callSite()));
     int row = opOrder.addRow();
-    opOrder.set(row, 0, s.index);
+    int[] order = opOrder.chunk(row);
+    int at = opOrder.base(row);
+    order[at] = s.index;
     lastOpStream = s;
-    opOrder.set(row, 1, p.order.issue(c.tid(), s, c.entryNs()));
+    if (t.clock == null) {
+      t.clock = p.order.threadClock(c.tid());
+    }
+    order[at + 1] = p.order.issue(t.clock, s, c.entryNs());
     if (c.correlationId() != 0) {
       p.byCorrelation.put(c.correlationId(), op);
     }
@@ -537,9 +601,12 @@ public final class DvdgBuilder {
       }
       ops.input(v, c, read);
       int producer = values.producer(v);
-      if (producer >= 0 && opOrder.get(producer, 0) != s.index
-          && !p.order.seen(s, opOrder.get(producer, 0), opOrder.get(producer, 1))) {
-        races.add(new Race(producer, op, v));
+      if (producer >= 0) {
+        int[] order = opOrder.chunk(producer);
+        int at = opOrder.base(producer);
+        if (order[at] != s.index && !p.order.seen(s, order[at], order[at + 1])) {
+          races.add(new Race(producer, op, v));
+        }
       }
     }
   }
@@ -593,9 +660,10 @@ public final class DvdgBuilder {
     return bytes;
   }
 
-  private void copy(Proc p, GraphEvent.Call call, GraphEvent.CopyCall c) {
+  private void copy(HostThread t, GraphEvent.Call call, GraphEvent.CopyCall c) {
+    Proc p = t.proc;
     int pid = call.pid();
-    int dev = device(p, call.tid());
+    int dev = t.device;
     Allocation srcAt = p.spaces.any(c.src(), c.srcDevice() >= 0 ? c.srcDevice() : dev);
     Allocation dstAt = p.spaces.any(c.dst(), c.dstDevice() >= 0 ? c.dstDevice() : dev);
     MemoryKind srcFound = srcAt != null ? srcAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
@@ -606,8 +674,8 @@ public final class DvdgBuilder {
     boolean dstOnDevice = Copies.onDevice(k.dst());
     long srcSpan = span(c.bytes(), c.dims(), c.spitch(), c.width(), c.height(), c.depth());
     long dstSpan = span(c.bytes(), c.dims(), c.dpitch(), c.width(), c.height(), c.depth());
-    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), c.stream());
-    int op = begin(p, call, OpKind.COPY, apiName(call), c.stream(), dev, c.bytes(), s);
+    HappensBefore.Stream s = streamOf(t, call.api(), c.stream());
+    int op = begin(t, call, OpKind.COPY, apiName(call), c.stream(), dev, c.bytes(), s);
     ops.copy(op, k.direction(), k.src(), k.dst(), !c.async());
     if (c.src() != 0) {
       Allocation src = at(pid, p, c.src(), srcSpan, srcOnDevice,
@@ -630,11 +698,12 @@ public final class DvdgBuilder {
     }
   }
 
-  private void memset(Proc p, GraphEvent.Call call, GraphEvent.MemsetCall m) {
+  private void memset(HostThread t, GraphEvent.Call call, GraphEvent.MemsetCall m) {
+    Proc p = t.proc;
     int pid = call.pid();
-    int dev = device(p, call.tid());
-    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), m.stream());
-    int op = begin(p, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
+    int dev = t.device;
+    HappensBefore.Stream s = streamOf(t, call.api(), m.stream());
+    int op = begin(t, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
     long span = span(m.bytes(), m.dims(), m.pitch(), m.width(), m.height(), m.depth());
     if (m.ptr() != 0) {
       Allocation a = at(pid, p, m.ptr(), span, true, dev, "memset of", null);
@@ -649,20 +718,21 @@ public final class DvdgBuilder {
     }
   }
 
-  private void launch(Proc p, GraphEvent.Call call, GraphEvent.LaunchCall l) {
-    boolean same = p.lastKernelId == l.kernelId() && p.lastKernel != null;
-    KernelInfo info = same ? p.lastKernel : p.kernels.get(l.kernelId());
-    int name = same ? p.lastKernelName : p.kernelNames.computeIfAbsent(l.kernelId(),
+  private void launch(HostThread t, GraphEvent.Call call, GraphEvent.LaunchCall l) {
+    Proc p = t.proc;
+    boolean same = t.kernelId == l.kernelId() && t.kernel != null;
+    KernelInfo info = same ? t.kernel : p.kernels.get(l.kernelId());
+    int name = same ? t.kernelName : p.kernelNames.computeIfAbsent(l.kernelId(),
         id -> ops.nameId(info != null ? KernelNames.of(info) : "kernel@0x" + Long.toHexString(id)));
-    KernelAccesses.Layout layout = same ? p.lastLayout
+    KernelAccesses.Layout layout = same ? t.layout
         : info == null ? null : p.layouts.computeIfAbsent(l.kernelId(), id -> new KernelAccesses.Layout(info));
-    p.lastKernelId = l.kernelId();
-    p.lastKernel = info;
-    p.lastKernelName = name;
-    p.lastLayout = layout;
-    int dev = l.device() >= 0 ? l.device() : device(p, call.tid());
-    HappensBefore.Stream s = streamOf(p, call.tid(), call.api(), l.stream());
-    int op = begin(p, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
+    t.kernelId = l.kernelId();
+    t.kernel = info;
+    t.kernelName = name;
+    t.layout = layout;
+    int dev = l.device() >= 0 ? l.device() : t.device;
+    HappensBefore.Stream s = streamOf(t, call.api(), l.stream());
+    int op = begin(t, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
     ops.dims(op, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ());
     if (info == null) {
       warnings.add("launch of a kernel with no recorded parameter layout", ops.name(op));

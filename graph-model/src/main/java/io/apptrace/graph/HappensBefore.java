@@ -52,9 +52,14 @@ final class HappensBefore {
   private final Map<Integer, Stream> perThread = new HashMap<>();
   private final Map<Integer, List<Stream>> blockingByDevice = new HashMap<>();
   private final Map<Long, Boolean> nonBlockingHandles = new HashMap<>();
+  /** What a host thread knows to have finished (its clock). */
+  static final class ThreadClock {
+    int[] clock = NONE;
+  }
+
   /** Each host thread's clock: index by tid in {@code threadIndex}. */
   private final io.apptrace.util.LongIntMap threadIndex = new io.apptrace.util.LongIntMap();
-  private final List<int[]> threadClocks = new ArrayList<>();
+  private final List<ThreadClock> threadClocks = new ArrayList<>();
   private final Map<Long, int[]> events = new HashMap<>();
   /** What every thread knows once it is past a time: synchronizations by their return time. */
   private int[] known = NONE;
@@ -141,32 +146,28 @@ final class HappensBefore {
     nonBlockingHandles.remove(handle);
   }
 
+  /** Thread {@code tid}'s clock (callers may keep it: it is the thread's for good). */
+  ThreadClock threadClock(int tid) {
+    int i = threadIndex.get(tid, -1);
+    if (i < 0) {
+      i = threadClocks.size();
+      threadIndex.put(tid, i);
+      threadClocks.add(new ThreadClock());
+    }
+    return threadClocks.get(i);
+  }
+
   /**
-   * Orders an operation thread {@code tid} issues on {@code s} at {@code entryNs} after everything
+   * Orders an operation {@code thread} issues on {@code s} at {@code entryNs} after everything
    * it must follow; returns its sequence number in {@code s}. The stream's clock, after this, is
    * what the operation has seen ({@link #seen}).
    */
-  private int[] threadClock(int tid) {
-    int i = threadIndex.get(tid, -1);
-    return i < 0 ? NONE : threadClocks.get(i);
-  }
-
-  private void setThreadClock(int tid, int[] clock) {
-    int i = threadIndex.get(tid, -1);
-    if (i < 0) {
-      threadIndex.put(tid, threadClocks.size());
-      threadClocks.add(clock);
-    } else {
-      threadClocks.set(i, clock);
-    }
-  }
-
-  int issue(int tid, Stream s, long entryNs) {
+  int issue(ThreadClock thread, Stream s, long entryNs) {
     if (!pending.isEmpty()) {
       learnUntil(entryNs);
     }
     s.clock = join(s.clock, known);
-    s.clock = join(s.clock, threadClock(tid));
+    s.clock = join(s.clock, thread.clock);
     if (s.legacy) { // the legacy default stream waits for every blocking stream of its device
       for (Stream other : blockingByDevice.getOrDefault(s.device, List.of())) {
         s.clock = join(s.clock, other.clock);
@@ -215,7 +216,8 @@ final class HappensBefore {
   }
 
   private void learned(int tid, int[] clock, long exitNs) {
-    setThreadClock(tid, join(threadClock(tid), clock));
+    ThreadClock t = threadClock(tid);
+    t.clock = join(t.clock, clock);
     pending.add(new Learned(exitNs, clock.clone()));
   }
 

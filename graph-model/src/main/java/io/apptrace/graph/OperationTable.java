@@ -141,19 +141,21 @@ public final class OperationTable {
   int begin(OpKind k, int apiNumber, int opName, int threadIndex, int streamIndex, long entry,
       long duration, long opBytes, int site) {
     int op = rows.addRow();
-    rows.set(op, META, k.ordinal() | ((apiNumber & 0xfff) << 2));
-    rows.set(op, NAME, opName);
-    rows.set(op, THREAD, threadIndex);
-    rows.set(op, STREAM, streamIndex);
-    rows.setLong(op, ENTRY, entry);
+    int[] row = rows.chunk(op);
+    int at = rows.base(op);
+    row[at + META] = k.ordinal() | ((apiNumber & 0xfff) << 2);
+    row[at + NAME] = opName;
+    row[at + THREAD] = threadIndex;
+    row[at + STREAM] = streamIndex;
+    IntRows.putLong(row, at + ENTRY, entry);
     if (duration >= Integer.MAX_VALUE) {
       longDurations.put(op, duration);
-      rows.set(op, DURATION, Integer.MAX_VALUE);
+      row[at + DURATION] = Integer.MAX_VALUE;
     } else {
-      rows.set(op, DURATION, (int) Math.max(duration, 0));
+      row[at + DURATION] = (int) Math.max(duration, 0);
     }
-    rows.setLong(op, BYTES, opBytes);
-    rows.set(op, CALL_SITE, site);
+    IntRows.putLong(row, at + BYTES, opBytes);
+    row[at + CALL_SITE] = site;
     inStart.add(inputs.size());
     outStart.add(outValue.size());
     return op;
@@ -181,13 +183,15 @@ public final class OperationTable {
 
   void input(int value, Confidence c, long bytesRead) {
     int at = inputs.addRow();
-    inputs.set(at, 0, value);
+    int[] row = inputs.chunk(at);
+    int base = inputs.base(at);
+    row[base] = value;
     inConfidence.add((byte) c.ordinal());
     if (bytesRead > Integer.MAX_VALUE) {
       largeInBytes.put(at, bytesRead);
-      inputs.set(at, 1, -1);
+      row[base + 1] = -1;
     } else {
-      inputs.set(at, 1, (int) bytesRead);
+      row[base + 1] = (int) bytesRead;
     }
   }
 

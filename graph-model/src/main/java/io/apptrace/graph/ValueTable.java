@@ -28,16 +28,18 @@ public final class ValueTable {
 
   int add(int alloc, boolean initial, long off, long len, int producerOp) {
     int v = rows.addRow();
-    rows.set(v, ALLOCATION, alloc);
+    int[] row = rows.chunk(v);
+    int at = rows.base(v);
+    row[at + ALLOCATION] = alloc;
     if (off < 0 || off >= UNSIGNED_INT || len < 0 || len >= UNSIGNED_INT) {
       large.put(v, new long[] {off, len});
-      rows.set(v, OFFSET, -1);
-      rows.set(v, BYTES, -1);
+      row[at + OFFSET] = -1;
+      row[at + BYTES] = -1;
     } else {
-      rows.set(v, OFFSET, (int) off);
-      rows.set(v, BYTES, (int) len);
+      row[at + OFFSET] = (int) off;
+      row[at + BYTES] = (int) len;
     }
-    rows.set(v, PRODUCER, producerOp);
+    row[at + PRODUCER] = producerOp;
     if (initial) {
       initialValues.put(v, alloc);
     }

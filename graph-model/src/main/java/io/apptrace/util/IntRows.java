@@ -46,6 +46,28 @@ public final class IntRows {
     chunks[row >>> SHIFT][(row & MASK) * width + column] = v;
   }
 
+  /**
+   * The array that holds {@code row}, for the few places that write or read a whole row at once:
+   * its columns are at {@link #base(int)} and on, one bounds check for the row instead of one per
+   * column. Columns past the width belong to the next row: callers index it with their own
+   * column constants only.
+   */
+  public int[] chunk(int row) {
+    check(row, 0);
+    return chunks[row >>> SHIFT];
+  }
+
+  /** Where {@code row}'s first column is in its {@link #chunk(int)}. */
+  public int base(int row) {
+    return (row & MASK) * width;
+  }
+
+  /** Writes a {@code long} to {@code chunk[at]} and {@code chunk[at + 1]} as {@link #setLong} does. */
+  public static void putLong(int[] chunk, int at, long v) {
+    chunk[at] = (int) (v >>> 32);
+    chunk[at + 1] = (int) v;
+  }
+
   /** The {@code long} in {@code column} and the next. */
   public long getLong(int row, int column) {
     check(row, column + 1);
@@ -57,10 +79,7 @@ public final class IntRows {
   /** Sets the {@code long} in {@code column} and the next. */
   public void setLong(int row, int column, long v) {
     check(row, column + 1);
-    int[] chunk = chunks[row >>> SHIFT];
-    int at = (row & MASK) * width + column;
-    chunk[at] = (int) (v >>> 32);
-    chunk[at + 1] = (int) v;
+    putLong(chunks[row >>> SHIFT], (row & MASK) * width + column, v);
   }
 
   private void check(int row, int column) {

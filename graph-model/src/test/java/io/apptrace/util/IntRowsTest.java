@@ -23,7 +23,11 @@ class IntRowsTest {
         rows.set(r, c, ints[r * 3 + c]);
       }
       longs[r] = rnd.nextLong();
-      rows.setLong(r, 3, longs[r]);
+      if (r % 2 == 0) {
+        rows.setLong(r, 3, longs[r]);
+      } else { // the whole-row path writes the same layout
+        IntRows.putLong(rows.chunk(r), rows.base(r) + 3, longs[r]);
+      }
     }
     rows.trim();
     for (int r = 0; r < n; r++) {
@@ -33,6 +37,10 @@ class IntRowsTest {
       assertThat(rows.getLong(r, 3)).isEqualTo(longs[r]);
     }
     assertThat(rows.size()).isEqualTo(n);
+    for (int r = 0; r < n; r += 1000) { // a row read in place holds what get gives
+      int[] chunk = rows.chunk(r);
+      assertThat(chunk[rows.base(r) + 2]).isEqualTo(rows.get(r, 2));
+    }
   }
 
   @Test
@@ -43,5 +51,7 @@ class IntRowsTest {
     assertThatThrownBy(() -> rows.get(1, 0)).isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> rows.get(0, 2)).isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> rows.setLong(0, 1, 5)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> rows.chunk(1)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> rows.chunk(-1)).isInstanceOf(IndexOutOfBoundsException.class);
   }
 }
