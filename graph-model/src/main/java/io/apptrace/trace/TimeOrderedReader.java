@@ -178,15 +178,20 @@ public final class TimeOrderedReader<T> implements Closeable {
     }
   }
 
+  /** Where in {@link #few} the last {@link #earliest} found it. */
+  private int earliestAt;
+
   /** The earliest waiting thread, or null. */
   private ThreadCursor earliest() {
     if (manyThreads) {
       return heads.peek();
     }
     ThreadCursor best = null;
-    for (ThreadCursor c : few) {
+    for (int i = 0; i < few.size(); i++) {
+      ThreadCursor c = few.get(i);
       if (best == null || ORDER.compare(c, best) < 0) {
         best = c;
+        earliestAt = i;
       }
     }
     return best;
@@ -271,7 +276,7 @@ public final class TimeOrderedReader<T> implements Closeable {
         throw new NoSuchElementException("no more events");
       }
       if (current != null && !manyThreads) {
-        few.set(few.indexOf(waiting), current); // the two trade places (the order of few is free)
+        few.set(earliestAt, current); // the two trade places (the order of few is free)
         current = waiting;
       } else {
         if (current != null) {
@@ -290,8 +295,23 @@ public final class TimeOrderedReader<T> implements Closeable {
   /** A decoded batch: its records and their entry times, and where it is damaged (or null). */
   private record Loaded<T>(List<T> records, long[] entryNs, Truncation damage) {}
 
+  /**
+   * A buffer and spans per thread that loads batches (the decoder, and this reader's caller for
+   * the first batches): what a batch decodes to never refers to them, so they serve every batch.
+   */
+  private static final class Scratch {
+    ByteBuffer buf = ByteBuffer.allocate(0);
+    final Spans spans = new Spans();
+  }
+
+  private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+
   private Loaded<T> load(BatchIndex.Entry e) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(e.length());
+    Scratch sc = scratch.get();
+    if (sc.buf.capacity() < e.length()) {
+      sc.buf = ByteBuffer.allocate(Math.max(e.length(), sc.buf.capacity() * 2));
+    }
+    ByteBuffer buf = sc.buf.clear().limit(e.length());
     long pos = e.offset();
     while (buf.hasRemaining()) {
       int n = channel.read(buf, pos);
@@ -301,7 +321,7 @@ public final class TimeOrderedReader<T> implements Closeable {
       pos += n;
     }
     if (decode instanceof WireDecoder<T> wire && e.complete()) {
-      Loaded<T> l = loadWire(wire, buf.array(), buf.position());
+      Loaded<T> l = loadWire(wire, buf.array(), buf.position(), sc.spans);
       if (l != null) {
         return l;
       }
@@ -352,8 +372,8 @@ public final class TimeOrderedReader<T> implements Closeable {
    * Decodes a whole batch with a wire decoder; null when the batch is damaged anywhere, for the
    * parser to say where (see {@link BatchParser}).
    */
-  private Loaded<T> loadWire(WireDecoder<T> wire, byte[] data, int length) {
-    Spans s = new Spans();
+  private Loaded<T> loadWire(WireDecoder<T> wire, byte[] data, int length, Spans s) {
+    s.count = 0;
     if (BatchWalk.walk(data, length, s) < length) {
       return null;
     }
