@@ -29,15 +29,26 @@ public final class GraphBuildBench {
     }
     for (int r = 0; r < rounds; r++) {
       resetPeaks();
+      long cpu0 = processCpuNs();
+      long main0 = THREADS.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       Dvdg g = DvdgBuilder.build(file);
       int edges = g.graph().edgeSet().size();
       double s = (System.nanoTime() - t0) / 1e9;
       System.out.printf(Locale.ROOT, "round %d: %,d operations, %,d values, %,d edges, %d races in %.2f s:"
-          + " %,.0f events/s; peak heap %,d MiB (limit %,d MiB)%n", r + 1, g.operations().size(),
-          g.values().size(), edges, g.races().size(), s, events / s, peakHeapMiB(),
-          Runtime.getRuntime().maxMemory() >> 20);
+          + " %,.0f events/s; peak heap %,d MiB (limit %,d MiB); CPU %.2f s (builder thread %.2f s)%n", r + 1,
+          g.operations().size(), g.values().size(), edges, g.races().size(), s, events / s, peakHeapMiB(),
+          Runtime.getRuntime().maxMemory() >> 20, (processCpuNs() - cpu0) / 1e9,
+          (THREADS.getCurrentThreadCpuTime() - main0) / 1e9);
     }
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+  /** CPU time of the whole process (every thread, the JIT's and GC's included). */
+  private static long processCpuNs() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static void resetPeaks() {
