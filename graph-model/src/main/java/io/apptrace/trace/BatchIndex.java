@@ -155,10 +155,11 @@ final class BatchIndex {
 
     @Override
     public void event(byte[] data, int offset, int length) {
+      BatchWalk.EventFields f = new BatchWalk.EventFields(data, offset, length);
       if (events++ == 0) {
-        first = BatchWalk.entryNs(data, offset, length);
+        first = f.entryNs;
       }
-      int body = BatchWalk.bodyField(data, offset, length);
+      int body = f.body;
       for (int d : DEFINITIONS) {
         if (body == d) {
           try {

@@ -17,25 +17,9 @@ import java.util.Arrays;
  * where damage is reported, stay the parser's; GraphEventWireTest checks this field by field and
  * on damaged encodings. The field numbers are those of proto/apptrace.proto.
  */
-final class GraphEventWire {
-  private static final int VARINT = 0;
-  private static final int FIXED64 = 1;
-  private static final int BYTES = 2;
-
-  private final byte[] data;
-  private int pos;
-  private int end;
-  /** A value was malformed or cut short, or a field is not one read here: the parser decides. */
-  private boolean refused;
-
+final class GraphEventWire extends WireCursor {
   private GraphEventWire(byte[] data, int pos, int end) {
-    this.data = data;
-    this.pos = pos;
-    this.end = end;
-  }
-
-  private static int tag(int field, int wire) {
-    return field << 3 | wire;
+    super(data, pos, end);
   }
 
   /**
@@ -169,7 +153,7 @@ final class GraphEventWire {
         case 10 << 3 | VARINT -> depth = varint();
         case 12 << 3 | VARINT -> kind = (int) varint();
         case 2 << 3 | VARINT, 11 << 3 | VARINT -> varint(); // value, device: not in the graph
-        default -> refused = true;
+        default -> refused = true; // unknown fields: the parser decides
       }
     }
     return new GraphEvent.MemsetCall(c, ptr, bytes, stream, async, dims, pitch, width, height, depth,
@@ -207,7 +191,7 @@ final class GraphEventWire {
         case 13 << 3 | VARINT -> device = zigZag(varint());
         // shared memory, decode, args_truncated, cooperative: not in the graph
         case 8 << 3 | VARINT, 11 << 3 | VARINT, 12 << 3 | VARINT, 14 << 3 | VARINT -> varint();
-        default -> refused = true;
+        default -> refused = true; // unknown fields: the parser decides
       }
     }
     if (refused) {
@@ -242,64 +226,6 @@ final class GraphEventWire {
     return new GraphEvent.GpuSpan(c, correlation, start, stop);
   }
 
-  // ---- the wire format, as CodedInputStream reads it ----
-
-  /** A tag, read as the parser reads one (a varint cut to 32 bits); field 0 is refused. */
-  private int tag() {
-    int tag = (int) varint();
-    if ((tag >>> 3) == 0) {
-      refused = true;
-    }
-    return tag;
-  }
-
-  /** A varint of at most 10 bytes; bits beyond 64 are dropped, as the parser drops them. */
-  private long varint() {
-    long value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos >= end) {
-        refused = true;
-        return 0;
-      }
-      int b = data[pos++];
-      value |= (long) (b & 0x7f) << shift;
-      if (b >= 0) {
-        return value;
-      }
-    }
-    refused = true; // an 11th byte
-    return 0;
-  }
-
-  private long fixed64() {
-    if (end - pos < 8) {
-      refused = true;
-      pos = end;
-      return 0;
-    }
-    long v = (long) LONGS.get(data, pos);
-    pos += 8;
-    return v;
-  }
-
-  /** The length of a length-delimited field, which must fit in what is left. */
-  private int length() {
-    long n = varint();
-    int size = (int) n; // the parser reads lengths as 32-bit varints
-    if (refused || size < 0 || size > end - pos) {
-      refused = true;
-      pos = end;
-      return 0;
-    }
-    return size;
-  }
-
-  /** A sint32 (the parser reads it as a 32-bit varint). */
-  private static int zigZag(long v) {
-    int n = (int) v;
-    return (n >>> 1) ^ -(n & 1);
-  }
-
   private static CopyKind copyKind(int n) {
     CopyKind k = CopyKind.forNumber(n);
     return k != null ? k : CopyKind.UNRECOGNIZED;
@@ -310,6 +236,4 @@ final class GraphEventWire {
     return k != null ? k : MemoryKind.UNRECOGNIZED;
   }
 
-  private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-      long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 }
