@@ -44,19 +44,20 @@ final class BatchIndex {
   /** Batches read ahead of the one whose walk is taken next. */
   private static final int AHEAD = 8;
 
-  /** A batch read (into a buffer of the pool) and its walk, running on the walking thread. */
+  /** A batch read (into a buffer of the pool) and its walk, running on a walking thread. */
   private record Pending(TraceReader.RawBatch batch, Future<Walker> walk) {}
 
   /**
-   * One pass over the file: this thread reads the batches and a second one walks them, a few
-   * batches behind (reading and walking take about the same time). Walks are taken in file
-   * order; at the first damaged batch, the batches read past it are dropped.
+   * One pass over the file: this thread reads the batches, straight into buffers of a pool, and
+   * two others walk them, a few batches behind (walking takes about twice as long as reading).
+   * Walks are taken in file order; at the first damaged batch, the batches read past it are
+   * dropped.
    */
   static BatchIndex build(Path path) throws IOException, TraceException {
     List<Entry> entries = new ArrayList<>();
     List<TraceRecord> definitions = new ArrayList<>();
     long events = 0;
-    ExecutorService walking = Executors.newSingleThreadExecutor(r -> {
+    ExecutorService walking = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "apptrace-trace-index");
       t.setDaemon(true);
       return t;
@@ -67,18 +68,11 @@ final class BatchIndex {
       boolean more = true;
       while (more || !pending.isEmpty()) {
         if (more && pending.size() < AHEAD) {
-          TraceReader.RawBatch read = r.nextRaw();
+          TraceReader.RawBatch read = r.nextRaw(pool.isEmpty() ? new byte[0] : pool.poll());
           if (read == null) {
             more = false;
           } else {
-            byte[] buf = pool.isEmpty() ? new byte[read.length()] : pool.poll();
-            if (buf.length < read.length()) {
-              buf = new byte[read.length()];
-            }
-            System.arraycopy(read.data(), 0, buf, 0, read.length());
-            TraceReader.RawBatch own = new TraceReader.RawBatch(read.start(), read.offset(), buf, read.length(),
-                read.complete());
-            pending.add(new Pending(own, walking.submit(() -> walk(own))));
+            pending.add(new Pending(read, walking.submit(() -> walk(read))));
           }
           continue;
         }

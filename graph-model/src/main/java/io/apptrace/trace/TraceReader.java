@@ -180,6 +180,18 @@ public final class TraceReader implements Closeable {
    * {@link #truncation()} says where, if it was not the clean end). The array is reused.
    */
   RawBatch nextRaw() throws IOException {
+    RawBatch b = nextRaw(buffer);
+    if (b != null) {
+      buffer = b.data();
+    }
+    return b;
+  }
+
+  /**
+   * {@link #nextRaw()} into {@code into} when the batch fits there, else into a new array (the
+   * batch's {@code data()} says which).
+   */
+  RawBatch nextRaw(byte[] into) throws IOException {
     if (finished) {
       return null;
     }
@@ -207,13 +219,11 @@ public final class TraceReader implements Closeable {
     }
     boolean complete = len <= available;
     int want = (int) Math.min(len, available);
-    if (buffer.length < want) {
-      buffer = new byte[Math.max(want, buffer.length * 2)];
-    }
+    byte[] data = into.length >= want ? into : new byte[Math.max(want, into.length * 2)];
     long at = offset;
-    int got = in.readNBytes(buffer, 0, want);
+    int got = in.readNBytes(data, 0, want);
     offset += got;
-    return new RawBatch(start, at, buffer, got, complete && got == len);
+    return new RawBatch(start, at, data, got, complete && got == len);
   }
 
   /** Notes where a batch's readable part ends, when it is damaged or cut short. */
