@@ -24,6 +24,44 @@ final class AddressSpaces {
   private int recentNext;
 
   private Allocation last;
+  /** Changes whenever an allocation is added or ended: {@link Mine} caches older than this are stale. */
+  private int generation;
+
+  /**
+   * The allocations one host thread found last, most recent first: a thread works on a few
+   * buffers at a time, where the process's recent allocations are those of all its threads.
+   */
+  static final class Mine {
+    private final Allocation[] slots = new Allocation[4];
+    private int generation = -1;
+
+    private void keep(Allocation a) {
+      if (a == null || slots[0] == a) {
+        return;
+      }
+      int i = 1;
+      while (i < slots.length - 1 && slots[i] != a) {
+        i++;
+      }
+      System.arraycopy(slots, 0, slots, 1, i);
+      slots[0] = a;
+    }
+
+    /** This thread's allocation holding {@code address} on the side asked for (device side: true). */
+    private Allocation find(int generation, long address, boolean deviceSide) {
+      if (this.generation != generation) {
+        java.util.Arrays.fill(slots, null);
+        this.generation = generation;
+        return null;
+      }
+      for (Allocation a : slots) {
+        if (a != null && holds(a, address) && AddressSpaces.deviceSide(a) == deviceSide) {
+          return a;
+        }
+      }
+      return null;
+    }
+  }
 
   /** Whether an allocation is in device or managed memory (the spaces {@link #device} searches). */
   static boolean deviceSide(Allocation a) {
@@ -88,6 +126,7 @@ final class AddressSpaces {
   }
 
   private void forget(Allocation a) {
+    generation++;
     if (last == a) {
       last = null;
     }
@@ -106,6 +145,7 @@ final class AddressSpaces {
   }
 
   void add(Allocation a) {
+    generation++;
     spaceOf(a).add(a.start(), a.bytes(), a).value();
     // an allocation at the start of another replaces it in its map: forget that one too
     for (int i = 0; i < recent.length; i++) {
@@ -162,6 +202,32 @@ final class AddressSpaces {
       r = managed.at(address);
     }
     return remember(r == null ? null : r.value());
+  }
+
+  /** {@link #device(long, int)}, among a thread's own recent allocations first. */
+  Allocation device(long address, int device, Mine mine) {
+    Allocation a = mine.find(generation, address, true);
+    if (a == null) {
+      a = device(address, device);
+    }
+    mine.keep(a);
+    return a;
+  }
+
+  /**
+   * {@link #any(long, int)}, among a thread's own recent allocations first (device side first, as
+   * there; under unified addressing no host allocation overlaps a device one).
+   */
+  Allocation any(long address, int device, Mine mine) {
+    Allocation a = mine.find(generation, address, true);
+    if (a == null) {
+      a = mine.find(generation, address, false);
+    }
+    if (a == null) {
+      a = any(address, device);
+    }
+    mine.keep(a);
+    return a;
   }
 
   /** The allocation holding {@code address} in any space, or null. */

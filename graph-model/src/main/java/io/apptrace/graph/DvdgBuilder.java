@@ -78,6 +78,8 @@ public final class DvdgBuilder {
     int tableId = -1;
     /** The current device (cudaSetDevice), 0 until set. */
     int device;
+    /** The allocations it used last. */
+    final AddressSpaces.Mine allocations = new AddressSpaces.Mine();
     /** What it knows to have finished ({@link HappensBefore}), looked up on its first operation. */
     HappensBefore.ThreadClock clock;
     /** The kernel it launched last, with its name id and parameter layout (info null: none). */
@@ -115,14 +117,16 @@ public final class DvdgBuilder {
     long key = ((long) pid << 32) | (tid & 0xffffffffL);
     int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 60); // Fibonacci hashing: all bits count
     HostThread t = recentThreads[slot];
-    if (t == null || t.tid != tid || t.pid != pid) {
-      t = threads.get(key);
-      if (t == null) {
-        t = new HostThread(pid, tid, proc(pid));
-        threads.put(key, t);
-      }
-      recentThreads[slot] = t;
+    return t != null && t.tid == tid && t.pid == pid ? t : lookUpThread(pid, tid, key, slot);
+  }
+
+  private HostThread lookUpThread(int pid, int tid, long key, int slot) {
+    HostThread t = threads.get(key);
+    if (t == null) {
+      t = new HostThread(pid, tid, proc(pid));
+      threads.put(key, t);
     }
+    recentThreads[slot] = t;
     return t;
   }
 
@@ -664,8 +668,8 @@ public final class DvdgBuilder {
     Proc p = t.proc;
     int pid = call.pid();
     int dev = t.device;
-    Allocation srcAt = p.spaces.any(c.src(), c.srcDevice() >= 0 ? c.srcDevice() : dev);
-    Allocation dstAt = p.spaces.any(c.dst(), c.dstDevice() >= 0 ? c.dstDevice() : dev);
+    Allocation srcAt = p.spaces.any(c.src(), c.srcDevice() >= 0 ? c.srcDevice() : dev, t.allocations);
+    Allocation dstAt = p.spaces.any(c.dst(), c.dstDevice() >= 0 ? c.dstDevice() : dev, t.allocations);
     MemoryKind srcFound = srcAt != null ? srcAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
     MemoryKind dstFound = dstAt != null ? dstAt.kind() : MemoryKind.MEMORY_KIND_UNSPECIFIED;
     Copies.Classified k = Copies.classify(call.api(), c.kindResolved(), c.srcKind(), c.dstKind(), c.srcDevice(),
@@ -739,7 +743,7 @@ public final class DvdgBuilder {
       return;
     }
     List<KernelAccesses.Access> accesses = KernelAccesses.of(l.args(), layout, addr -> {
-      Allocation a = p.spaces.device(addr, dev);
+      Allocation a = p.spaces.device(addr, dev, t.allocations);
       return a != null ? a : p.spaces.host(addr);
     });
     // The bytes the kernel is taken to touch through each pointer (the arguments cannot say): the

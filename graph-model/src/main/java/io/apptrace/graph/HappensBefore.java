@@ -100,8 +100,12 @@ final class HappensBefore {
   Stream stream(long handle, int device, int tid, boolean perThreadDefault) {
     int slot = slot(handle);
     if (handle > 2 && recentHandles[slot] == handle) {
-      return recentStreams[slot];
+      return recentStreams[slot]; // small enough to be inlined where it is called
     }
+    return lookUp(handle, device, tid, perThreadDefault, slot);
+  }
+
+  private Stream lookUp(long handle, int device, int tid, boolean perThreadDefault, int slot) {
     if (handle == 2 || (handle == 0 && perThreadDefault)) {
       Stream s = perThread.get(tid);
       if (s == null) {
