@@ -28,23 +28,20 @@ final class AddressSpaces {
   private int generation;
 
   /**
-   * The allocations one host thread found last, most recent first: a thread works on a few
-   * buffers at a time, where the process's recent allocations are those of all its threads.
+   * The last few allocations one host thread found: a thread works on a few buffers at a time,
+   * where the process's recent allocations are those of all its threads.
    */
   static final class Mine {
     private final Allocation[] slots = new Allocation[4];
+    private int next;
     private int generation = -1;
 
     private void keep(Allocation a) {
-      if (a == null || slots[0] == a) {
+      if (a == null || slots[0] == a || slots[1] == a || slots[2] == a || slots[3] == a) {
         return;
       }
-      int i = 1;
-      while (i < slots.length - 1 && slots[i] != a) {
-        i++;
-      }
-      System.arraycopy(slots, 0, slots, 1, i);
-      slots[0] = a;
+      slots[next] = a; // in turn: the oldest goes
+      next = (next + 1) & (slots.length - 1);
     }
 
     /** This thread's allocation holding {@code address} on the side asked for (device side: true). */

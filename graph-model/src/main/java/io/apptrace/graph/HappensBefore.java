@@ -32,6 +32,13 @@ final class HappensBefore {
     int tableDevice;
     /** A thread's per-thread default stream. */
     boolean perThread;
+    /**
+     * The clocks last joined into this one, {@code known} and a thread's: clocks are replaced,
+     * never changed in place, and this one only grows, so joining the same array again changes
+     * nothing.
+     */
+    int[] joinedKnown;
+    int[] joinedThread;
     /** The handle it was first seen with, and its index in the call log (-1: none yet). */
     long handle;
     int callLogId = -1;
@@ -170,8 +177,14 @@ final class HappensBefore {
     if (!pending.isEmpty()) {
       learnUntil(entryNs);
     }
-    s.clock = join(s.clock, known);
-    s.clock = join(s.clock, thread.clock);
+    if (s.joinedKnown != known) {
+      s.clock = join(s.clock, known);
+      s.joinedKnown = known;
+    }
+    if (s.joinedThread != thread.clock) {
+      s.clock = join(s.clock, thread.clock);
+      s.joinedThread = thread.clock;
+    }
     if (s.legacy) { // the legacy default stream waits for every blocking stream of its device
       for (Stream other : blockingByDevice.getOrDefault(s.device, List.of())) {
         s.clock = join(s.clock, other.clock);

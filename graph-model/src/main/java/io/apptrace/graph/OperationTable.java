@@ -31,9 +31,10 @@ public final class OperationTable {
    * sync (1); BLOCK: a kernel's block, x (11 bits) | y (11) | z (10); NAME, THREAD, STREAM,
    * CALL_SITE: ids in the tables below; DURATION: ns, Integer.MAX_VALUE for longer (see
    * {@code longDurations}); ENTRY (2 columns): ns; BYTES (2 columns): of a copy or memset, a
-   * kernel's grid: x (31 bits) | y (16) | z (16).
+   * kernel's grid: x (31 bits) | y (16) | z (16); IN_START, OUT_START: where its inputs and outputs
+   * start in their tables (they end where the next operation's start).
    */
-  private final IntRows rows = new IntRows(11);
+  private final IntRows rows = new IntRows(13);
   private static final int META = 0;
   private static final int BLOCK = 1;
   private static final int NAME = 2;
@@ -43,13 +44,13 @@ public final class OperationTable {
   private static final int CALL_SITE = 6;
   private static final int ENTRY = 7;
   private static final int BYTES = 9;
+  private static final int IN_START = 11;
+  private static final int OUT_START = 12;
   private final Map<Integer, Long> longDurations = new HashMap<>();
-  private final IntList inStart = new IntList(1024);
   /** A row per input: the value read, and the bytes of it read (-1: see {@code largeInBytes}). */
   private final IntRows inputs = new IntRows(2);
   private final ByteList inConfidence = new ByteList(2048);
   private final Map<Integer, Long> largeInBytes = new HashMap<>();
-  private final IntList outStart = new IntList(1024);
   private final IntList outValue = new IntList(2048);
   private final ByteList outConfidence = new ByteList(2048);
   private final Map<Integer, long[]> gpuTimes = new HashMap<>();
@@ -156,8 +157,8 @@ public final class OperationTable {
     }
     IntRows.putLong(row, at + BYTES, opBytes);
     row[at + CALL_SITE] = site;
-    inStart.add(inputs.size());
-    outStart.add(outValue.size());
+    row[at + IN_START] = inputs.size();
+    row[at + OUT_START] = outValue.size();
     return op;
   }
 
@@ -206,11 +207,7 @@ public final class OperationTable {
 
   /** Ends the table: one more start offset closes the last operation's lists. */
   void finish() {
-    inStart.add(inputs.size());
-    outStart.add(outValue.size());
-    for (IntList l : List.of(inStart, outStart, outValue)) {
-      l.trim();
-    }
+    outValue.trim();
     inputs.trim();
     rows.trim();
     inConfidence.trim();
@@ -322,34 +319,42 @@ public final class OperationTable {
     return gpuTimes.get(op);
   }
 
+  private int inStart(int op) {
+    return rows.get(op, IN_START);
+  }
+
+  private int outStart(int op) {
+    return rows.get(op, OUT_START);
+  }
+
   public int inputCount(int op) {
-    return inStart.get(op + 1) - inStart.get(op);
+    return (op + 1 < rows.size() ? inStart(op + 1) : inputs.size()) - inStart(op);
   }
 
   public int input(int op, int k) {
-    return inputs.get(inStart.get(op) + k, 0);
+    return inputs.get(inStart(op) + k, 0);
   }
 
   /** Bytes of input {@code k} the operation read (of the range the value holds). */
   public long inputBytes(int op, int k) {
-    int at = inStart.get(op) + k;
+    int at = inStart(op) + k;
     int b = inputs.get(at, 1);
     return b >= 0 ? b : largeInBytes.get(at);
   }
 
   public Confidence inputConfidence(int op, int k) {
-    return CONFIDENCES[inConfidence.get(inStart.get(op) + k)];
+    return CONFIDENCES[inConfidence.get(inStart(op) + k)];
   }
 
   public int outputCount(int op) {
-    return outStart.get(op + 1) - outStart.get(op);
+    return (op + 1 < rows.size() ? outStart(op + 1) : outValue.size()) - outStart(op);
   }
 
   public int output(int op, int k) {
-    return outValue.get(outStart.get(op) + k);
+    return outValue.get(outStart(op) + k);
   }
 
   public Confidence outputConfidence(int op, int k) {
-    return CONFIDENCES[outConfidence.get(outStart.get(op) + k)];
+    return CONFIDENCES[outConfidence.get(outStart(op) + k)];
   }
 }

@@ -273,6 +273,40 @@ class DvdgTest {
     assertThat(twoStreams(false, true).build(tmp).races()).isEmpty();
   }
 
+  /**
+   * A synchronization orders what a thread issues afterwards even on a stream it had used before:
+   * B is used first, then A's writer, a cudaStreamSynchronize(A), and the reader on B. No race;
+   * without the synchronization, the race.
+   */
+  @Test
+  void aHostSynchronizeOrdersAStreamUsedBeforeIt() throws Exception {
+    assertThat(streamUsedBefore(true, false).build(tmp).races()).isEmpty();
+    assertThat(streamUsedBefore(false, false).build(tmp).races()).hasSize(1);
+  }
+
+  /**
+   * The same when another thread synchronized: its cudaStreamSynchronize(A) returned before this
+   * thread issued the reader, so A's writer had finished (MODEL.md sec. 1, host synchronization).
+   */
+  @Test
+  void anotherThreadsReturnedSynchronizeOrdersAStreamUsedBeforeIt() throws Exception {
+    assertThat(streamUsedBefore(true, true).build(tmp).races()).isEmpty();
+  }
+
+  private static TraceFixture streamUsedBefore(boolean sync, boolean otherThread) {
+    TraceFixture f = new TraceFixture()
+        .streamCreate(0xA, 1).streamCreate(0xB, 1)
+        .cudaMalloc(0xb0000, 4096).cudaMalloc(0xc0000, 4096)
+        .kernel(5, "_Z6writerPf", ptr())
+        .kernel(6, "_Z6readerPKf", constPtr())
+        .memsetAsync(0xc0000, 4096, 0xB)
+        .launch(5, 0xA, 0xb0000);
+    if (sync) {
+      f.thread(otherThread ? TraceFixture.PID + 1 : TraceFixture.PID).streamSynchronize(0xA).thread(TraceFixture.PID);
+    }
+    return f.launch(6, 0xB, 0xb0000);
+  }
+
   private static TraceFixture twoStreams(boolean event, boolean sync) {
     TraceFixture f = new TraceFixture()
         .streamCreate(0xA, 1).streamCreate(0xB, 1)
