@@ -67,7 +67,14 @@ final class HappensBefore {
   /** Each host thread's clock: index by tid in {@code threadIndex}. */
   private final io.apptrace.util.LongIntMap threadIndex = new io.apptrace.util.LongIntMap();
   private final List<ThreadClock> threadClocks = new ArrayList<>();
-  private final Map<Long, int[]> events = new HashMap<>();
+  /** What each event handle's last cudaEventRecord captured: index by handle in {@code eventIndex}. */
+  private final io.apptrace.util.LongIntMap eventIndex = new io.apptrace.util.LongIntMap();
+  private final List<int[]> eventClocks = new ArrayList<>();
+
+  private int[] eventClock(long event) {
+    int i = eventIndex.get(event, -1);
+    return i < 0 ? NONE : eventClocks.get(i);
+  }
   /** What every thread knows once it is past a time: synchronizations by their return time. */
   private int[] known = NONE;
   /** A synchronization's return time and what it made known. */
@@ -206,11 +213,18 @@ final class HappensBefore {
   }
 
   void record(long event, Stream s) {
-    events.put(event, s.clock.clone());
+    int[] snapshot = Arrays.copyOf(s.clock, s.clock.length);
+    int i = eventIndex.get(event, -1);
+    if (i < 0) {
+      eventIndex.put(event, eventClocks.size());
+      eventClocks.add(snapshot);
+    } else {
+      eventClocks.set(i, snapshot);
+    }
   }
 
   void waitEvent(Stream s, long event) {
-    s.clock = join(s.clock, events.getOrDefault(event, NONE));
+    s.clock = join(s.clock, eventClock(event));
   }
 
   /** Thread {@code tid} waited for {@code s}, returning at {@code exitNs}. */
@@ -219,7 +233,7 @@ final class HappensBefore {
   }
 
   void synchronizedWithEvent(int tid, long event, long exitNs) {
-    learned(tid, events.getOrDefault(event, NONE), exitNs);
+    learned(tid, eventClock(event), exitNs);
   }
 
   void synchronizedWithDevice(int tid, int device, long exitNs) {
@@ -235,7 +249,7 @@ final class HappensBefore {
   private void learned(int tid, int[] clock, long exitNs) {
     ThreadClock t = threadClock(tid);
     t.clock = join(t.clock, clock);
-    pending.add(new Learned(exitNs, clock.clone()));
+    pending.add(new Learned(exitNs, Arrays.copyOf(clock, clock.length)));
   }
 
   /** Makes what synchronizations returned before {@code nowNs} known to every thread. */
@@ -262,9 +276,9 @@ final class HappensBefore {
       if (!changes) {
         return a;
       }
-      r = a.clone();
+      r = Arrays.copyOf(a, a.length);
     } else if (r == a) {
-      r = a.clone();
+      r = Arrays.copyOf(a, a.length);
     }
     for (int i = 0; i < b.length; i++) {
       r[i] = Math.max(r[i], b[i]);
