@@ -15,9 +15,7 @@ import io.apptrace.trace.KernelNames;
 import io.apptrace.trace.TimeOrderedReader;
 import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceRecord;
-import io.apptrace.util.IntList;
 import io.apptrace.util.IntRows;
-import io.apptrace.util.LongList;
 import io.apptrace.util.LongIntMap;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,8 +38,27 @@ public final class DvdgBuilder {
   private final Warnings warnings = new Warnings();
   /** Per operation: its stream's index in its process, and its number in that stream. */
   private final IntRows opOrder = new IntRows(2);
-  private final IntList inputs = new IntList();
-  private final LongList inputBytes = new LongList();
+  /** The values one operation reads, as its reads find them (reused). */
+  private final WriteMap.Reads reads = new WriteMap.Reads();
+
+  /** A launch's accesses and the bytes taken for each (reused from launch to launch). */
+  private final List<KernelAccesses.Access> launchAccesses = new ArrayList<>();
+  private long[] launchSpans = new long[8];
+
+  /** The allocation a launch's argument points into: the launching thread's device first. */
+  private static final class LaunchResolver implements KernelAccesses.Resolver {
+    HostThread thread;
+    int device;
+
+    @Override
+    public Allocation resolve(long address) {
+      AddressSpaces spaces = thread.proc.spaces;
+      Allocation a = spaces.device(address, device, thread.allocations);
+      return a != null ? a : spaces.host(address);
+    }
+  }
+
+  private final LaunchResolver launchResolver = new LaunchResolver();
   /** Name ids of runtime functions, by Api number (-1: not looked up yet). */
   private final int[] apiNames = new int[1024];
   private final TraceHeader header;
@@ -578,29 +595,30 @@ public final class DvdgBuilder {
    * initial value when its contents matter (host memory, managed memory, device symbols).
    */
   private void read(Proc p, int op, HappensBefore.Stream s, Allocation a, long offset, long bytes, Confidence c) {
-    int before = inputs.size();
-    boolean gap = a.writes.read(offset, bytes, inputs, inputBytes);
+    WriteMap.Reads in = reads;
+    int before = in.size;
+    boolean gap = a.writes.read(offset, bytes, in);
     if (gap && a.initialContentsMatter()) {
       if (a.initialValue < 0) {
         a.initialValue = values.add(a.id(), true, 0, a.bytes(), -1);
       }
       long wanted = Math.min(a.bytes(), offset + Math.max(bytes, 1)) - Math.max(offset, 0);
       long written = 0;
-      for (int i = before; i < inputBytes.size(); i++) {
-        written += inputBytes.get(i);
+      for (int i = before; i < in.size; i++) {
+        written += in.bytes[i];
       }
-      inputs.add(a.initialValue);
-      inputBytes.add(Math.max(wanted - written, 0));
+      in.add(a.initialValue, Math.max(wanted - written, 0));
     }
-    for (int i = before; i < inputs.size(); i++) {
-      int v = inputs.get(i);
+    int[] found = in.values;
+    for (int i = before; i < in.size; i++) {
+      int v = found[i];
       if (seenInput(before, i, v)) {
         continue;
       }
-      long read = inputBytes.get(i);
-      for (int j = i + 1; j < inputs.size(); j++) { // a value split into several ranges
-        if (inputs.get(j) == v) {
-          read += inputBytes.get(j);
+      long read = in.bytes[i];
+      for (int j = i + 1; j < in.size; j++) { // a value split into several ranges
+        if (found[j] == v) {
+          read += in.bytes[j];
         }
       }
       ops.input(v, c, read);
@@ -616,8 +634,9 @@ public final class DvdgBuilder {
   }
 
   private boolean seenInput(int from, int at, int v) {
+    int[] found = reads.values;
     for (int i = from; i < at; i++) {
-      if (inputs.get(i) == v) {
+      if (found[i] == v) {
         return true;
       }
     }
@@ -695,8 +714,7 @@ public final class DvdgBuilder {
     } else if (imported) {
       endpointWrite(pid, op, k.dst(), dstOnDevice ? deviceOf(c.dstDevice(), dev) : -1, c.bytes());
     }
-    inputs.clear();
-    inputBytes.clear();
+    reads.clear();
     if (!c.async()) {
       p.order.synchronizedWith(call.tid(), s, call.exitNs());
     }
@@ -742,37 +760,41 @@ public final class DvdgBuilder {
       warnings.add("launch of a kernel with no recorded parameter layout", ops.name(op));
       return;
     }
-    List<KernelAccesses.Access> accesses = KernelAccesses.of(l.args(), layout, addr -> {
-      Allocation a = p.spaces.device(addr, dev, t.allocations);
-      return a != null ? a : p.spaces.host(addr);
-    });
+    List<KernelAccesses.Access> accesses = launchAccesses;
+    accesses.clear();
+    launchResolver.thread = t;
+    launchResolver.device = dev;
+    KernelAccesses.of(l.args(), layout, launchResolver, accesses);
     // The bytes the kernel is taken to touch through each pointer (the arguments cannot say): the
     // range the last write starting exactly there covered, when there is one (a chunked
     // pipeline hands each kernel the chunk its stream copied in); else the size of the smallest
     // such range at its other pointers (a kernel given a chunk in works on a chunk out); else to
     // the end of the allocation.
-    long[] spans = new long[accesses.size()];
+    int n = accesses.size();
+    if (launchSpans.length < n) {
+      launchSpans = new long[Math.max(n, launchSpans.length * 2)];
+    }
+    long[] spans = launchSpans;
     long chunk = Long.MAX_VALUE;
-    for (int i = 0; i < spans.length; i++) {
+    for (int i = 0; i < n; i++) {
       KernelAccesses.Access a = accesses.get(i);
       spans[i] = a.allocation.writes.rangeStartingAt(a.offset);
       if (spans[i] > 0) {
         chunk = Math.min(chunk, spans[i]);
       }
     }
-    for (int i = 0; i < spans.length; i++) {
+    for (int i = 0; i < n; i++) {
       if (spans[i] == 0) {
         KernelAccesses.Access a = accesses.get(i);
         spans[i] = Math.min(chunk, a.allocation.bytes() - a.offset);
       }
     }
-    for (int i = 0; i < spans.length; i++) { // every read before any write: in-place kernels
+    for (int i = 0; i < n; i++) { // every read before any write: in-place kernels
       KernelAccesses.Access a = accesses.get(i);
       read(p, op, s, a.allocation, a.offset, spans[i], a.read);
     }
-    inputs.clear();
-    inputBytes.clear();
-    for (int i = 0; i < spans.length; i++) {
+    reads.clear();
+    for (int i = 0; i < n; i++) {
       KernelAccesses.Access a = accesses.get(i);
       if (a.write != null) {
         write(op, a.allocation, a.offset, spans[i], a.write);

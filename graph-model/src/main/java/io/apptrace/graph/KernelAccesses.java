@@ -6,7 +6,6 @@ import io.apptrace.proto.MemoryKind;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -94,11 +93,10 @@ final class KernelAccesses {
       ByteOrder.LITTLE_ENDIAN);
 
   /**
-   * The accesses of one launch (its recorded argument bytes, not to be changed), by allocation
-   * (each allocation once).
+   * Adds to {@code byAlloc} (empty) the accesses of one launch (its recorded argument bytes, not
+   * to be changed), by allocation (each allocation once).
    */
-  static List<Access> of(byte[] args, Layout layout, Resolver resolver) {
-    List<Access> byAlloc = new ArrayList<>(4);
+  static void of(byte[] args, Layout layout, Resolver resolver, List<Access> byAlloc) {
     for (int i = 0; i < layout.type.length; i++) {
       int at = layout.at[i];
       int size = layout.size[i];
@@ -124,7 +122,6 @@ final class KernelAccesses {
         }
       }
     }
-    return byAlloc;
   }
 
   private static void word(long address, Resolver resolver, List<Access> byAlloc,

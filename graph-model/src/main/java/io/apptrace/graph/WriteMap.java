@@ -1,7 +1,5 @@
 package io.apptrace.graph;
 
-import io.apptrace.util.IntList;
-import io.apptrace.util.LongList;
 import java.util.Arrays;
 
 /**
@@ -162,17 +160,38 @@ final class WriteMap {
   }
 
   /**
-   * Adds to {@code out} the values that wrote any byte of {@code [offset, offset + bytes)}, and to
-   * {@code outBytes} how many of those bytes each wrote (one entry per range: a value can appear
-   * more than once); returns whether some byte of it was never written.
+   * What reads found: values and how many bytes each supplied, one entry per range (a value can
+   * appear more than once). Plain arrays, reused from one operation to the next.
    */
-  boolean read(long offset, long bytes, IntList out, LongList outBytes) {
+  static final class Reads {
+    int[] values = new int[16];
+    long[] bytes = new long[16];
+    int size;
+
+    void add(int value, long n) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+        bytes = Arrays.copyOf(bytes, size * 2);
+      }
+      values[size] = value;
+      bytes[size++] = n;
+    }
+
+    void clear() {
+      size = 0;
+    }
+  }
+
+  /**
+   * Adds to {@code out} the values that wrote any byte of {@code [offset, offset + bytes)}, each
+   * with how many of those bytes it wrote; returns whether some byte of it was never written.
+   */
+  boolean read(long offset, long bytes, Reads out) {
     long end = Math.min(size, offset + Math.max(bytes, 1));
     offset = Math.max(0, offset);
     if (starts == null) {
       if (whole >= 0) {
-        out.add(whole);
-        outBytes.add(Math.max(end - offset, 0));
+        out.add(whole, Math.max(end - offset, 0));
         return false;
       }
       return true;
@@ -183,8 +202,7 @@ final class WriteMap {
       if (starts[i] > covered) {
         gap = true;
       }
-      out.add(values[i]);
-      outBytes.add(Math.min(ends[i], end) - Math.max(starts[i], offset));
+      out.add(values[i], Math.min(ends[i], end) - Math.max(starts[i], offset));
       covered = Math.max(covered, ends[i]);
     }
     return gap || covered < end;

@@ -2,11 +2,9 @@ package io.apptrace.graph;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.apptrace.util.IntList;
-import io.apptrace.util.LongList;
 import java.util.Arrays;
-import java.util.Random;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -33,9 +31,8 @@ class WriteMapTest {
             model[i] = step;
           }
         } else {
-          IntList got = new IntList();
-          LongList gotBytes = new LongList();
-          boolean gap = m.read(off, len, got, gotBytes);
+          WriteMap.Reads got = new WriteMap.Reads();
+          boolean gap = m.read(off, len, got);
           Map<Integer, Long> expected = new TreeMap<>();
           boolean expectedGap = false;
           for (int i = off; i < Math.min(size, off + len); i++) {
@@ -46,8 +43,8 @@ class WriteMapTest {
             }
           }
           Map<Integer, Long> actual = new TreeMap<>();
-          for (int i = 0; i < got.size(); i++) {
-            actual.merge(got.get(i), gotBytes.get(i), Long::sum);
+          for (int i = 0; i < got.size; i++) {
+            actual.merge(got.values[i], got.bytes[i], Long::sum);
           }
           assertThat(actual).as("bytes by value, round %d step %d read [%d,+%d)", round, step, off, len)
               .isEqualTo(expected);
@@ -65,20 +62,20 @@ class WriteMapTest {
     for (int pass = 0; pass < 3; pass++) {
       for (int c = 0; c < 32; c++) {
         m.write(c * 100L, 100, value);
-        IntList got = new IntList();
-        LongList bytes = new LongList();
-        assertThat(m.read(c * 100L, 100, got, bytes)).as("gap").isFalse();
-        assertThat(got.toArray()).containsExactly(value);
+        WriteMap.Reads got = new WriteMap.Reads();
+        assertThat(m.read(c * 100L, 100, got)).as("gap").isFalse();
+        assertThat(Arrays.copyOf(got.values, got.size)).containsExactly(value);
         assertThat(m.rangeStartingAt(c * 100L)).isEqualTo(100);
         value++;
       }
       for (int c = 31; c >= 0; c--) { // and backwards, away from the guess
-        IntList got = new IntList();
-        assertThat(m.read(c * 100L + 50, 100, got, new LongList())).isFalse();
+        WriteMap.Reads got = new WriteMap.Reads();
+        assertThat(m.read(c * 100L + 50, 100, got)).isFalse();
+        int[] values = Arrays.copyOf(got.values, got.size);
         if (c < 31) {
-          assertThat(got.toArray()).containsExactly(value - 32 + c, value - 31 + c);
+          assertThat(values).containsExactly(value - 32 + c, value - 31 + c);
         } else {
-          assertThat(got.toArray()).containsExactly(value - 1); // clipped at the allocation's end
+          assertThat(values).containsExactly(value - 1); // clipped at the allocation's end
         }
       }
     }
