@@ -47,9 +47,13 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
     edgeStart = new int[n + 1];
     long e = 0;
     consumerStart = new int[values + 1];
+    int inAt = 0; // the operations' inputs and outputs lie in their tables in operation order
+    int outAt = 0;
     for (int op = 0; op < n; op++) {
-      int in = ops.inputCount(op);
-      int out = ops.outputCount(op);
+      int inEnd = ops.inputsEnd(op);
+      int outEnd = ops.outputsEnd(op);
+      int in = inEnd - inAt;
+      int out = outEnd - outAt;
       if (in == 0) {
         src[nSrc++] = op;
       }
@@ -61,9 +65,11 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
       if (e > Integer.MAX_VALUE) {
         throw new IllegalStateException("the graph has more than 2^31 edges; JGraphT cannot index it");
       }
-      for (int k = 0; k < in; k++) {
-        consumerStart[ops.input(op, k) + 1]++;
+      for (int k = inAt; k < inEnd; k++) {
+        consumerStart[ops.inputAt(k) + 1]++;
       }
+      inAt = inEnd;
+      outAt = outEnd;
     }
     edgeStart[n] = (int) e;
     sourceOps = Arrays.copyOf(src, nSrc);
@@ -73,9 +79,10 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
     }
     consumers = new int[consumerStart[values]];
     int[] fill = Arrays.copyOf(consumerStart, values);
+    inAt = 0;
     for (int op = 0; op < n; op++) {
-      for (int k = 0, in = ops.inputCount(op); k < in; k++) {
-        consumers[fill[ops.input(op, k)]++] = op;
+      for (int inEnd = ops.inputsEnd(op); inAt < inEnd; inAt++) {
+        consumers[fill[ops.inputAt(inAt)]++] = op;
       }
     }
   }

@@ -327,8 +327,26 @@ public final class OperationTable {
     return rows.get(op, OUT_START);
   }
 
+  /**
+   * Where {@code op}'s inputs end in the table of all inputs, which holds them operation after
+   * operation (those of {@code op} start where {@code op - 1}'s end): for whole passes.
+   */
+  int inputsEnd(int op) {
+    return op + 1 < rows.size() ? inStart(op + 1) : inputs.size();
+  }
+
+  /** Where {@code op}'s outputs end in the table of all outputs (see {@link #inputsEnd}). */
+  int outputsEnd(int op) {
+    return op + 1 < rows.size() ? outStart(op + 1) : outValue.size();
+  }
+
+  /** The value of entry {@code i} of the table of all inputs. */
+  int inputAt(int i) {
+    return inputs.get(i, 0);
+  }
+
   public int inputCount(int op) {
-    return (op + 1 < rows.size() ? inStart(op + 1) : inputs.size()) - inStart(op);
+    return inputsEnd(op) - inStart(op);
   }
 
   public int input(int op, int k) {
@@ -347,7 +365,7 @@ public final class OperationTable {
   }
 
   public int outputCount(int op) {
-    return (op + 1 < rows.size() ? outStart(op + 1) : outValue.size()) - outStart(op);
+    return outputsEnd(op) - outStart(op);
   }
 
   public int output(int op, int k) {
