@@ -44,20 +44,43 @@ final class AddressSpaces {
       next = (next + 1) & (slots.length - 1);
     }
 
-    /** This thread's allocation holding {@code address} on the side asked for (device side: true). */
-    private Allocation find(int generation, long address, boolean deviceSide) {
+    /** The allocations kept, emptied first when allocations changed since they were kept. */
+    private Allocation[] slots(int generation) {
       if (this.generation != generation) {
         java.util.Arrays.fill(slots, null);
         this.generation = generation;
-        return null;
       }
-      for (Allocation a : slots) {
-        if (a != null && holds(a, address) && AddressSpaces.deviceSide(a) == deviceSide) {
+      return slots;
+    }
+  }
+
+  /** The first of {@code slots} holding {@code address} on the side asked for (device side: true). */
+  private static Allocation among(Allocation[] slots, long address, boolean deviceSide) {
+    for (Allocation a : slots) {
+      if (a != null && holds(a, address) && deviceSide(a) == deviceSide) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What {@code among(slots, address, true)}, then {@code among(slots, address, false)}, would
+   * give, in one pass.
+   */
+  private static Allocation amongAny(Allocation[] slots, long address) {
+    Allocation hostSide = null;
+    for (Allocation a : slots) {
+      if (a != null && holds(a, address)) {
+        if (deviceSide(a)) {
           return a;
         }
+        if (hostSide == null) {
+          hostSide = a;
+        }
       }
-      return null;
     }
+    return hostSide;
   }
 
   /** Whether an allocation is in device or managed memory (the spaces {@link #device} searches). */
@@ -74,13 +97,11 @@ final class AddressSpaces {
     if (l != null && holds(l, address) && deviceSide(l) == deviceSide) {
       return l;
     }
-    for (Allocation a : recent) {
-      if (a != null && holds(a, address) && deviceSide(a) == deviceSide) {
-        last = a;
-        return a;
-      }
+    Allocation a = among(recent, address, deviceSide);
+    if (a != null) {
+      last = a;
     }
-    return null;
+    return a;
   }
 
   /**
@@ -93,25 +114,18 @@ final class AddressSpaces {
     if (inLast && deviceSide(l)) {
       return l;
     }
-    Allocation hostSide = null;
-    for (Allocation a : recent) {
-      if (a != null && holds(a, address)) {
-        if (deviceSide(a)) {
-          last = a;
-          return a;
-        }
-        if (hostSide == null) {
-          hostSide = a;
-        }
-      }
+    Allocation a = amongAny(recent, address);
+    if (a != null && deviceSide(a)) {
+      last = a;
+      return a;
     }
     if (inLast) {
       return l; // a host-side last (which may have left the ring): recent(address, false) answers with it
     }
-    if (hostSide != null) {
-      last = hostSide;
+    if (a != null) {
+      last = a;
     }
-    return hostSide;
+    return a;
   }
 
   private Allocation remember(Allocation a) {
@@ -203,7 +217,7 @@ final class AddressSpaces {
 
   /** {@link #device(long, int)}, among a thread's own recent allocations first. */
   Allocation device(long address, int device, Mine mine) {
-    Allocation a = mine.find(generation, address, true);
+    Allocation a = among(mine.slots(generation), address, true);
     if (a == null) {
       a = device(address, device);
     }
@@ -216,10 +230,7 @@ final class AddressSpaces {
    * there; under unified addressing no host allocation overlaps a device one).
    */
   Allocation any(long address, int device, Mine mine) {
-    Allocation a = mine.find(generation, address, true);
-    if (a == null) {
-      a = mine.find(generation, address, false);
-    }
+    Allocation a = amongAny(mine.slots(generation), address);
     if (a == null) {
       a = any(address, device);
     }
