@@ -4,11 +4,11 @@ import java.util.Arrays;
 
 /**
  * A min-heap of timed events without an object per event: (time, priority, sequence) orders
- * them, so that events at the same time come out in a fixed order whatever the heap's history
+ * them (time in integer nanoseconds, exact at any makespan), so that events at the same time come out in a fixed order whatever the heap's history
  * (the replay's determinism rests on it).
  */
 final class EventHeap {
-  private double[] time = new double[64];
+  private long[] time = new long[64];
   private int[] prio = new int[64];
   private long[] seq = new long[64];
   private int[] type = new int[64];
@@ -20,11 +20,11 @@ final class EventHeap {
     return size == 0;
   }
 
-  double peekTime() {
+  long peekTime() {
     return time[0];
   }
 
-  void push(double t, int priority, int eventType, int eventId) {
+  void push(long t, int priority, int eventType, int eventId) {
     if (size == time.length) {
       int n = size * 2;
       time = Arrays.copyOf(time, n);
@@ -48,7 +48,7 @@ final class EventHeap {
   /** Removes the first event; its type and id are then {@link #lastType} and {@link #lastId}. */
   int lastType;
   int lastId;
-  double lastTime;
+  long lastTime;
 
   void pop() {
     lastTime = time[0];
@@ -83,7 +83,7 @@ final class EventHeap {
     return seq[a] < seq[b];
   }
 
-  private void set(int i, double t, int p, long s, int ty, int ident) {
+  private void set(int i, long t, int p, long s, int ty, int ident) {
     time[i] = t;
     prio[i] = p;
     seq[i] = s;
@@ -92,7 +92,7 @@ final class EventHeap {
   }
 
   private void swap(int a, int b) {
-    double t = time[a];
+    long t = time[a];
     time[a] = time[b];
     time[b] = t;
     int p = prio[a];

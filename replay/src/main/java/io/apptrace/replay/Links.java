@@ -15,6 +15,11 @@ import java.util.Map;
  * link carries per data byte (000 eq. 4-7). Rates are max-min fair (progressive filling), and no
  * transfer goes faster than it would alone. A transfer alone on its links gets its rate without a
  * reshare of the others (they are not affected).
+ *
+ * <p>Time is integer nanoseconds, as the replay's clock: when a transfer's rate is set, its end
+ * (and milestone) is fixed to the nearest nanosecond, and it finishes when the clock reaches that
+ * time, whatever floating-point residue its byte count holds then. A transfer that has bytes left
+ * therefore always ends at a time the clock reaches, at any makespan.
  */
 final class Links {
   private final List<Node.Link> links;
@@ -28,7 +33,7 @@ final class Links {
   /** A change that touched a link other transfers use: rates must be shared out again. */
   private boolean coupled;
   /** When the next transfer ends or reaches its milestone (absolute ns), as of the last update. */
-  private double nextAt = Double.POSITIVE_INFINITY;
+  private long nextAt = Long.MAX_VALUE;
   /** Utilization samples per resource: time (ns), fraction; appended when it changes. */
   private final List<List<double[]>> samples = new ArrayList<>();
   private final boolean keepSamples;
@@ -45,6 +50,16 @@ final class Links {
     double rate;
     /** Bytes left at which the transfer signals a milestone (0: none). */
     double milestone;
+    /** When it ends and when it reaches its milestone at its current rate, ns (MAX_VALUE: never). */
+    long doneAt = Long.MAX_VALUE;
+    long milestoneAt = Long.MAX_VALUE;
+
+    /** Sets the rate from {@code now} on, and the times of the end and the milestone at it. */
+    void setRate(double r, long now) {
+      rate = r;
+      doneAt = r > 0 ? now + ticks(bytesLeft / r) : Long.MAX_VALUE;
+      milestoneAt = r > 0 && milestone > 0 ? now + ticks(Math.max(0, bytesLeft - milestone) / r) : Long.MAX_VALUE;
+    }
 
     Flow(int op, int[] resources, double[] factors, double maxRate, double bytes) {
       this.op = op;
@@ -89,13 +104,29 @@ final class Links {
     return count == 0;
   }
 
-  /** The absolute time of the next completion or milestone; valid after {@link #update}. */
-  double nextAt() {
+  /** The operation of the transfer in flight that started first, or -1. */
+  int firstActive() {
+    return count == 0 ? -1 : active[0].op;
+  }
+
+  /** The absolute time of the next completion or milestone, ns; valid after {@link #update}. */
+  long nextAt() {
     return nextAt;
   }
 
-  /** Starts a transfer; call {@link #update} once the changes of this instant are made. */
-  void start(int op, int[] resources, double[] factors, double maxRate, double bytes, double milestone) {
+  /** A duration in ns rounded to the clock's nanosecond; never negative, saturating far away. */
+  static long ticks(double ns) {
+    if (!(ns > 0)) {
+      return 0;
+    }
+    return ns >= 0x1p62 ? Long.MAX_VALUE / 2 : Math.round(ns);
+  }
+
+  /**
+   * Starts a transfer at {@code now}; call {@link #update} once the changes of this instant are
+   * made.
+   */
+  void start(int op, int[] resources, double[] factors, double maxRate, double bytes, double milestone, long now) {
     if (count == active.length) {
       active = Arrays.copyOf(active, count * 2);
     }
@@ -113,7 +144,7 @@ final class Links {
       for (int j = 0; j < resources.length; j++) {
         rate = Math.min(rate, capacity[resources[j]] / factors[j]);
       }
-      f.rate = rate;
+      f.setRate(rate, now);
     }
     for (int r : resources) {
       users[r]++;
@@ -121,7 +152,7 @@ final class Links {
   }
 
   /** Moves every transfer on by {@code dt} ns at its current rate. */
-  void advance(double dt) {
+  void advance(long dt) {
     if (dt <= 0) {
       return;
     }
@@ -147,12 +178,13 @@ final class Links {
    * The transfers that have reached their milestone (each once), in start order: their operation
    * ids are then {@code result()[0, returned count)}.
    */
-  int milestones() {
+  int milestones(long now) {
     int n = 0;
     for (int i = 0; i < count; i++) {
       Flow f = active[i];
-      if (f.milestone > 0 && f.bytesLeft <= f.milestone + 1e-6 * Math.max(1, f.rate)) {
+      if (f.milestone > 0 && f.milestoneAt <= now) {
         f.milestone = 0;
+        f.milestoneAt = Long.MAX_VALUE;
         emit(n++, f.op);
       }
     }
@@ -163,12 +195,12 @@ final class Links {
    * Removes the transfers that have moved all their bytes; their operation ids are then
    * {@code result()[0, returned count)}, in start order.
    */
-  int finished() {
+  int finished(long now) {
     int n = 0;
     int k = 0;
     for (int i = 0; i < count; i++) {
       Flow f = active[i];
-      if (f.bytesLeft <= 1e-6 * Math.max(1, f.rate)) {
+      if (f.doneAt <= now) {
         emit(n++, f.op);
         for (int r : f.resources) {
           users[r]--;
@@ -188,22 +220,20 @@ final class Links {
    * After transfers started or finished (now): shares the rates out again if a change touched a
    * link others use, else only finds the next completion.
    */
-  void update(double now) {
+  void update(long now) {
     if (coupled || keepSamples) {
       coupled = false;
       reshare(now);
     } else {
-      nextAt = now + nextCompletion();
+      nextAt = nextEvent();
     }
   }
 
-  private double nextCompletion() {
-    double next = Double.POSITIVE_INFINITY;
+  private long nextEvent() {
+    long next = Long.MAX_VALUE;
     for (int i = 0; i < count; i++) {
       Flow f = active[i];
-      if (f.rate > 0) {
-        next = Math.min(next, Math.max(0, f.bytesLeft - f.milestone) / f.rate);
-      }
+      next = Math.min(next, Math.min(f.doneAt, f.milestoneAt));
     }
     return next;
   }
@@ -227,9 +257,10 @@ final class Links {
   private boolean[] isTouched = new boolean[0];
   private int nTouched;
   private boolean[] frozen = new boolean[16];
+  private double[] before = new double[16];
 
   /** Shares the links out again (progressive filling), and notes utilization at {@code now}. */
-  private void reshare(double now) {
+  private void reshare(long now) {
     int nr = capacity.length;
     if (cap.length != nr) {
       cap = new double[nr];
@@ -251,8 +282,12 @@ final class Links {
       isTouched[r] = false;
     }
     nTouched = 0;
+    if (before.length < count) {
+      before = new double[count * 2];
+    }
     for (int i = 0; i < count; i++) {
       Flow f = active[i];
+      before[i] = f.rate;
       f.rate = 0;
       frozen[i] = false;
       for (int r : f.resources) {
@@ -328,11 +363,18 @@ final class Links {
     for (int t = 0; t < nTouched; t++) {
       used[touched[t]] = load[touched[t]];
     }
-    nextAt = now + nextCompletion();
+    for (int i = 0; i < count; i++) {
+      Flow f = active[i];
+      // a transfer whose rate did not change keeps the end it was given: no rounding again
+      if (f.rate != before[i] || f.doneAt == Long.MAX_VALUE) {
+        f.setRate(f.rate, now);
+      }
+    }
+    nextAt = nextEvent();
     sample(now);
   }
 
-  private void sample(double now) {
+  private void sample(long now) {
     if (!keepSamples) {
       return;
     }

@@ -234,6 +234,16 @@ public final class ReplayResult {
     return boeNs[op];
   }
 
+  long events;
+
+  /**
+   * The discrete events the replay ran: its work, which depends on what the program does, not on
+   * how long it takes.
+   */
+  public long events() {
+    return events;
+  }
+
   /** Busy time of each engine, ns. */
   public Map<String, Double> engineBusy() {
     return engineBusy;

@@ -80,7 +80,7 @@ public final class Replayer {
   }
 
   /** A blocking call's own overhead, at most: the rest of its measured time was waiting. */
-  static final double BLOCKING_OVERHEAD_NS = 5_000;
+  static final long BLOCKING_OVERHEAD_NS = 5_000;
   /**
    * A synchronous copy from pageable memory returns once its source may be reused (002 sec.
    * 2.4.1): when the last staging chunk, at most this many bytes, has been copied to the driver's
@@ -174,8 +174,8 @@ public final class Replayer {
     final double[] callEnd;
     final int[] callEndCause; // op whose completion ended a blocking call, else -1
     final int[] waitLeft; // per thread: targets not done yet
-    final double[] waitEarliest; // per thread: the blocking call may not end before this
-    final double[] wakeNs; // per thread: the blocking call's measured wake-up latency
+    final long[] waitEarliest; // per thread: the blocking call may not end before this
+    final long[] wakeNs; // per thread: the blocking call's measured wake-up latency
     final int[] waitLastOp;
     final int[][] waitTargets;
     int[] waiterHead; // per op: threads waiting for it (linked list)
@@ -199,7 +199,10 @@ public final class Replayer {
     final List<IntHeap> computeQueue = new ArrayList<>();
     final List<IntHeap[]> copyQueue = new ArrayList<>();
     final EventHeap heap = new EventHeap();
-    double now;
+    /** The clock: integer ns from the first call, exact at any makespan. */
+    long now;
+    /** Events the loop has run (a measure of the replay's work, the same at any makespan). */
+    long events;
     int modelledKernels;
     int lowerBoundKernels;
     final List<String> notes = new ArrayList<>();
@@ -268,8 +271,8 @@ public final class Replayer {
       callEndCause = new int[nCalls];
       Arrays.fill(callEndCause, -1);
       waitLeft = new int[nThreads];
-      waitEarliest = new double[nThreads];
-      wakeNs = new double[nThreads];
+      waitEarliest = new long[nThreads];
+      wakeNs = new long[nThreads];
       waitLastOp = new int[nThreads];
       waitTargets = new int[nThreads][];
       lastOp = new int[p.streams().size()];
@@ -563,7 +566,7 @@ public final class Replayer {
         if (dispatchDelay[i] > 0) {
           delayedCause[i] = cause;
           delayedCauseId[i] = id;
-          heap.push(now + dispatchDelay[i], 0, EV_READY, i);
+          heap.push(at(dispatchDelay[i]), 0, EV_READY, i);
           return;
         }
       }
@@ -635,7 +638,7 @@ public final class Replayer {
         engineBusy[engine] = small ? -2 : i;
         startOp(i, engine);
         state[i] = RUNNING;
-        heap.push(now + phase[i], 0, EV_OP_PHASE, i);
+        heap.push(at(phase[i]), 0, EV_OP_PHASE, i);
       }
     }
 
@@ -670,7 +673,7 @@ public final class Replayer {
           fixed = Math.min(fixed, gapNs(kind));
         }
         state[best] = LATENCY;
-        heap.push(now + fixed, 0, EV_OP_PHASE, best);
+        heap.push(at(fixed), 0, EV_OP_PHASE, best);
       }
     }
 
@@ -759,17 +762,16 @@ public final class Replayer {
       int id = callBase[t] + cursor[t];
       callStart[id] = now;
       issuingEntry = c.entryNs();
-      double dur = c.durationNs();
+      long dur = c.durationNs();
       targets.clear();
       boolean blocking = false;
-      double earliest = now;
       switch (c.type()) {
         case OP -> {
           int i = c.a();
           if (p.provenance().simulated() && gpuOf[i] >= 0) {
             // the simulated device does a copy's or memset's work inside the call: its measured
             // duration is the simulator's, not a runtime's API overhead (docs/REPLAY.md)
-            dur = Math.min(dur, node.gpus().get(gpuOf[i]).launchOverheadSeconds() * 1e9);
+            dur = Math.min(dur, Links.ticks(node.gpus().get(gpuOf[i]).launchOverheadSeconds() * 1e9));
           }
           issueOp(i, id);
           dispatch();
@@ -777,7 +779,7 @@ public final class Replayer {
             blocking = true;
             targets.add(i);
           } else if (gpuOf[i] < 0) {
-            dur = dur / node.cpuSpeedFactor(); // the host copies: CPU time
+            dur = Links.ticks(dur / node.cpuSpeedFactor()); // the host copies: CPU time
           }
         }
         case SYNC_STREAM -> {
@@ -837,20 +839,19 @@ public final class Replayer {
         if (c.type() == CallLog.Type.OP && gpuOf[c.a()] < 0) {
           end[c.a()] = callEnd[id];
         }
-        heap.push(callEnd[id], 1, EV_HOST, t);
+        heap.push(now + dur, 1, EV_HOST, t);
         return;
       }
       if (o.keepMeasured() && returnedEarly(c, targets)) {
         // measured: the call returned before the work it waits for ended (a synchronous copy
         // from pageable memory returns once its source is staged): it keeps its measured duration
         callEnd[id] = now + dur;
-        heap.push(callEnd[id], 1, EV_HOST, t);
+        heap.push(now + dur, 1, EV_HOST, t);
         return;
       }
       // its own overhead: all of its measured time when, as measured, what it waits for had
       // ended before it was called (it did not wait); else at most BLOCKING_OVERHEAD_NS
-      earliest = now + (waitedForNothing(c, targets) ? dur : Math.min(dur, BLOCKING_OVERHEAD_NS));
-      waitEarliest[t] = earliest;
+      waitEarliest[t] = now + (waitedForNothing(c, targets) ? dur : Math.min(dur, BLOCKING_OVERHEAD_NS));
       waitLeft[t] = 0;
       waitLastOp[t] = -1;
       waitTargets[t] = targets.stream().mapToInt(Integer::intValue).filter(x -> x >= 0).toArray();
@@ -896,7 +897,7 @@ public final class Replayer {
      * call's measured exit minus the measured end of that work, when the trace has GPU times for
      * all of it and the call was still waiting when it ended; else 0 (docs/REPLAY.md).
      */
-    double wakeLatency(ReplayProgram.Call c, int[] waited) {
+    long wakeLatency(ReplayProgram.Call c, int[] waited) {
       long done = Long.MIN_VALUE;
       for (int target : waited) {
         ReplayProgram.Op op = ops[target];
@@ -919,19 +920,20 @@ public final class Replayer {
      */
     void endBlockingCall(int t) {
       int id = callBase[t] + cursor[t];
-      double when = Double.NEGATIVE_INFINITY;
+      long when = Long.MIN_VALUE;
       int binding = -1;
       for (int target : waitTargets[t]) {
-        double r = Double.isNaN(release[target]) ? end[target] : release[target];
+        long r = (long) (Double.isNaN(release[target]) ? end[target] : release[target]);
         if (r > when) {
           when = r;
           binding = target;
         }
       }
-      when += wakeNs[t];
-      callEnd[id] = Math.max(waitEarliest[t], when);
+      when = binding < 0 ? Long.MIN_VALUE : when + wakeNs[t];
+      long ends = Math.max(waitEarliest[t], when);
+      callEnd[id] = ends;
       callEndCause[id] = when > waitEarliest[t] ? binding : -1;
-      heap.push(callEnd[id], 1, EV_HOST, t);
+      heap.push(ends, 1, EV_HOST, t);
     }
 
     /** Thread t's call has ended (now): the next one starts after the measured host gap. */
@@ -945,7 +947,7 @@ public final class Replayer {
       }
       ReplayProgram.Call next = calls.get(cursor[t]);
       double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs())) / node.cpuSpeedFactor();
-      heap.push(now + gap, 2, EV_HOST + 10, t); // 11: a call starts
+      heap.push(at(gap), 2, EV_HOST + 10, t); // 11: a call starts
     }
 
     // ---- the loop ----
@@ -955,23 +957,30 @@ public final class Replayer {
       for (int t = 0; t < nThreads; t++) {
         List<ReplayProgram.Call> calls = p.threads().get(t).calls();
         if (!calls.isEmpty()) {
-          heap.push((calls.get(0).entryNs() - first) / node.cpuSpeedFactor(), 2, EV_HOST + 10, t);
+          heap.push(Links.ticks((calls.get(0).entryNs() - first) / node.cpuSpeedFactor()), 2, EV_HOST + 10, t);
         }
       }
       while (true) {
-        double flowNext = links.isEmpty() ? Double.POSITIVE_INFINITY : links.nextAt();
-        double heapNext = heap.isEmpty() ? Double.POSITIVE_INFINITY : heap.peekTime();
-        if (flowNext == Double.POSITIVE_INFINITY && heapNext == Double.POSITIVE_INFINITY) {
+        long flowNext = links.isEmpty() ? Long.MAX_VALUE : links.nextAt();
+        long heapNext = heap.isEmpty() ? Long.MAX_VALUE : heap.peekTime();
+        if (flowNext == Long.MAX_VALUE && heapNext == Long.MAX_VALUE) {
           break;
         }
+        events++;
         if (flowNext <= heapNext) {
           links.advance(flowNext - now);
           now = flowNext;
-          int m = links.milestones();
+          int m = links.milestones(now);
           for (int k = 0; k < m; k++) {
             releaseWaiters(links.result()[k]);
           }
-          int done = links.finished();
+          int done = links.finished(now);
+          if (m == 0 && done == 0) {
+            int stuck = links.firstActive();
+            throw new IllegalStateException("the replay made no progress at " + now + " ns on " + node.name()
+                + ": a transfer event was due but no transfer ended (operation " + stuck + ", "
+                + (stuck >= 0 ? ops[stuck].name() : "none") + ")");
+          }
           int[] finishedOps = done == 1 ? one(links.result()[0]) : Arrays.copyOf(links.result(), done);
           for (int i : finishedOps) {
             finishCopy(i);
@@ -981,6 +990,10 @@ public final class Replayer {
           continue;
         }
         heap.pop();
+        if (heap.lastTime < now) {
+          throw new IllegalStateException("an event of kind " + heap.lastType + " (id " + heap.lastId
+              + ") was scheduled at " + heap.lastTime + " ns, before the clock's " + now + " ns");
+        }
         links.advance(heap.lastTime - now);
         now = heap.lastTime;
         int type = heap.lastType;
@@ -994,7 +1007,7 @@ public final class Replayer {
               // chunk is in the driver's buffer (002 sec. 2.4.1)
               double milestone = ops[id].synchronous() && ops[id].transfer() == TransferKind.PAGEABLE_H2D
                   ? Math.min(bytes[id], STAGING_CHUNK_BYTES) : 0;
-              links.start(id, resources[id], factors[id], maxRate[id], bytes[id], milestone);
+              links.start(id, resources[id], factors[id], maxRate[id], bytes[id], milestone, now);
               links.update(now);
             } else {
               finishCopy(id);
@@ -1027,9 +1040,16 @@ public final class Replayer {
     }
 
     ReplayResult result() {
-      return ReplayResult.of(this.p, node, o, issue, start, end, engineOf, engineNames(), causeType, causeId, issuedBy,
-          callBase, callStart, callEnd, callEndCause, links, lowerBound, modelled, notes, gpuOf, peakBwNs, boeNs,
-          dispatchDelay);
+      ReplayResult r = ReplayResult.of(this.p, node, o, issue, start, end, engineOf, engineNames(), causeType, causeId,
+          issuedBy, callBase, callStart, callEnd, callEndCause, links, lowerBound, modelled, notes, gpuOf, peakBwNs,
+          boeNs, dispatchDelay);
+      r.events = events;
+      return r;
+    }
+
+    /** The clock time {@code delayNs} from now, rounded to the nanosecond. */
+    long at(double delayNs) {
+      return now + Links.ticks(delayNs);
     }
 
     String[] engineNames() {

@@ -106,11 +106,12 @@ class TimelineFixturesTest {
    * cudaMemcpy from pageable memory returns once its source may be reused: the copy takes
    * 10 + 2 * 10^6 / 20,000 + 10^6 / 10,000 = 210 us (000 eq. 9), moving its bytes at 10^6 / 200
    * = 5,000 bytes per us; the call returns when the last 64 KiB staging chunk is left, at
-   * 10 + (10^6 - 65,536) / 5,000 = 196.8928 us, and the next call starts then.
+   * 10 + (10^6 - 65,536) / 5,000 = 196.8928 us, which the replay's integer-nanosecond clock
+   * takes as 196,893 ns, and the next call starts then.
    *
    * <pre>
    *   copy   [10 us L+o][------------ 200 us of data ------------]
-   *   host   [cudaMemcpy .................................][next call at 196.8928]
+   *   host   [cudaMemcpy .................................][next call at 196.893]
    * </pre>
    */
   @Test
@@ -121,8 +122,8 @@ class TimelineFixturesTest {
     f.hostCall(0, 0);
     ReplayResult r = replay(f.build(), node(1, 1));
     times(r, copy, 0, 210);
-    assertThat(r.calls().get(0).get(0).endNs() / 1e3).isCloseTo(196.8928, offset(1e-6));
-    assertThat(r.calls().get(0).get(1).startNs() / 1e3).isCloseTo(196.8928, offset(1e-6));
+    assertThat(r.calls().get(0).get(0).endNs()).isEqualTo(196_893);
+    assertThat(r.calls().get(0).get(1).startNs()).isEqualTo(196_893);
   }
 
   /**
