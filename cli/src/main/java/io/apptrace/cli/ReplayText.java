@@ -69,7 +69,8 @@ final class ReplayText {
       if (shown.size() > PATH_SHOWN) {
         List<ReplayResult.Segment> longest = new ArrayList<>(shown);
         longest.sort((x, y) -> Double.compare(y.endNs() - y.startNs(), x.endNs() - x.startNs()));
-        List<ReplayResult.Segment> keep = longest.subList(0, PATH_SHOWN);
+        java.util.Set<ReplayResult.Segment> keep = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        keep.addAll(longest.subList(0, PATH_SHOWN));
         shown.removeIf(s -> !keep.contains(s));
       }
       for (ReplayResult.Segment s : shown) {
