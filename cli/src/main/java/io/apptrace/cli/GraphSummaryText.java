@@ -1,5 +1,6 @@
 package io.apptrace.cli;
 
+import io.apptrace.node.Units;
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgSummary;
 import io.apptrace.graph.OpKind;
@@ -40,7 +41,7 @@ final class GraphSummaryText {
       for (Direction d : Direction.values()) {
         Map<String, Long> m = s.bytesMoved().get(d);
         if (m != null) {
-          m.forEach((mem, b) -> out.printf(Locale.ROOT, "  %-4s %-26s %12s%n", d.key(), mem, Sizes.human(b)));
+          m.forEach((mem, b) -> out.printf(Locale.ROOT, "  %-4s %-26s %12s%n", d.key(), mem, Units.size(b)));
         }
       }
     }
@@ -75,7 +76,7 @@ final class GraphSummaryText {
     }
     out.println(title);
     for (DvdgSummary.Traffic t : list) {
-      out.printf(Locale.ROOT, "  %-40s %12s in %,d op%s%n", t.name(), Sizes.human(t.bytes()),
+      out.printf(Locale.ROOT, "  %-40s %12s in %,d op%s%n", t.name(), Units.size(t.bytes()),
           t.operations(), t.operations() == 1 ? "" : "s");
     }
   }

@@ -1,5 +1,6 @@
 package io.apptrace.cli;
 
+import io.apptrace.node.Units;
 import io.apptrace.capture.Capture;
 import io.apptrace.capture.CaptureException;
 import io.apptrace.capture.CaptureOptions;
@@ -94,7 +95,7 @@ final class RunCommand implements Callable<Integer> {
   private static void summary(PrintWriter err, CaptureResult r) {
     int processes = r.connections().size();
     err.printf(Locale.ROOT, "apptrace: recorded %,d events from %d process%s into %s (%s)%n",
-        r.events(), processes, processes == 1 ? "" : "es", r.trace(), Sizes.human(r.traceBytes()));
+        r.events(), processes, processes == 1 ? "" : "es", r.trace(), Units.size(r.traceBytes()));
     for (String n : r.notes()) {
       err.println("apptrace: note: " + n);
     }

@@ -1,5 +1,6 @@
 package io.apptrace.cli;
 
+import io.apptrace.node.Units;
 import io.apptrace.stats.Counts;
 import io.apptrace.trace.Direction;
 import io.apptrace.stats.ProcessStats;
@@ -23,7 +24,7 @@ final class StatsText {
         file, s.header().getSourceFormat().isEmpty() ? "trace" : s.header().getSourceFormat(),
         s.header().getSimulatedDevice() ? " on the simulated device" : "",
         s.processes().size(), s.processes().size() == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
-        s.totals().events(), Sizes.duration(s.totals().wallTimeNs()));
+        s.totals().events(), Units.time(s.totals().wallTimeNs() * 1e-9));
     out.printf(Locale.ROOT, "records dropped: %d, batches lost: %d, truncated: %s%n",
         s.droppedRecords(), s.lostBatches(), s.truncation()
             .map(t -> "yes, at byte " + t.byteOffset() + " (" + t.reason() + ")").orElse("no"));
@@ -47,7 +48,7 @@ final class StatsText {
       for (ThreadStats t : p.threads()) {
         out.printf(Locale.ROOT, "  thread %d %s: %,d events, %,d API calls, %s%n", t.tid(),
             t.name().isEmpty() ? "" : "(" + t.name() + ")", t.counts().events(),
-            t.counts().totalCalls(), Sizes.duration(t.counts().wallTimeNs()));
+            t.counts().totalCalls(), Units.time(t.counts().wallTimeNs() * 1e-9));
       }
     }
     for (String n : s.notes()) {
@@ -57,7 +58,7 @@ final class StatsText {
 
   private void counts(Counts c, String in) {
     out.printf(Locale.ROOT, "%sAPI calls: %,d (%,d failed), wall time %s%n", in, c.totalCalls(),
-        c.failedCalls(), Sizes.duration(c.wallTimeNs()));
+        c.failedCalls(), Units.time(c.wallTimeNs() * 1e-9));
     table(c.apiCalls(), in + "  ");
     if (!c.kernelLaunches().isEmpty()) {
       out.printf("%skernel launches:%n", in);
@@ -73,18 +74,18 @@ final class StatsText {
         }
         StringBuilder kinds = new StringBuilder();
         c.bytesByMemory().getOrDefault(d, Map.of()).forEach((k, b) ->
-            kinds.append(kinds.length() == 0 ? "" : ", ").append(k).append(' ').append(Sizes.human(b)));
-        out.printf(Locale.ROOT, "%s  %-4s %12s in %,d cop%s (%s)%n", in, d.key(), Sizes.human(c.bytesCopied().get(d)),
+            kinds.append(kinds.length() == 0 ? "" : ", ").append(k).append(' ').append(Units.size(b)));
+        out.printf(Locale.ROOT, "%s  %-4s %12s in %,d cop%s (%s)%n", in, d.key(), Units.size(c.bytesCopied().get(d)),
             n, n == 1 ? "y" : "ies", kinds);
       }
     }
     if (c.memsets() > 0) {
-      out.printf(Locale.ROOT, "%smemsets: %,d, %s%n", in, c.memsets(), Sizes.human(c.memsetBytes()));
+      out.printf(Locale.ROOT, "%smemsets: %,d, %s%n", in, c.memsets(), Units.size(c.memsetBytes()));
     }
     if (!c.allocations().isEmpty()) {
       out.printf("%sallocations:%n", in);
       c.allocations().forEach((k, v) ->
-          out.printf(Locale.ROOT, "%s  %-15s %,8d  %s%n", in, k, v[0], Sizes.human(v[1])));
+          out.printf(Locale.ROOT, "%s  %-15s %,8d  %s%n", in, k, v[0], Units.size(v[1])));
     }
   }
 

@@ -51,9 +51,9 @@ class RunAndStatsCommandTest {
     assertThat(stats.exit()).isZero();
     assertThat(stats.out()).contains("on the simulated device")
         .contains("h2d")
-        .contains("pinned->device 34.0 KiB")
-        .contains("write_combined->device 8.0 KiB")
-        .contains("registered->device 16.0 KiB")
+        .contains("pinned->device 34 KiB")
+        .contains("write_combined->device 8 KiB")
+        .contains("registered->device 16 KiB")
         .contains("records dropped: 0, batches lost: 0, truncated: no");
   }
 

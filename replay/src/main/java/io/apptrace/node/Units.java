@@ -158,12 +158,17 @@ public final class Units {
     return fixed(bytesPerSecond / 1e9, 2) + " GB/s";
   }
 
-  /** A size for people: {@code 256 B}, {@code 4 KiB}, {@code 1.5 GiB}. */
+  /**
+   * A size for people: {@code 256 B}, {@code 4 KiB}, {@code 1.5 GiB}: a whole number of its unit is
+   * exact, anything else is rounded to one decimal of its unit ({@code 50.0 GiB} is not exactly 50
+   * GiB). Read back as a size (as every option that takes one reads it), it is the size to within
+   * half its last digit.
+   */
   public static String size(long bytes) {
-    String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+    String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = bytes;
     int u = 0;
-    while (v >= 1024 && u < units.length - 1) {
+    while (Math.abs(v) >= 1024 && u < units.length - 1) {
       v /= 1024;
       u++;
     }
