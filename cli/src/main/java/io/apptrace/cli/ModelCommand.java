@@ -98,6 +98,7 @@ final class ModelCommand implements Callable<Integer> {
       throw new UserException(e.getMessage());
     }
     PrintWriter out = spec.commandLine().getOut();
+    checkUsage();
     if (kernel) {
       kernel(n, out);
     } else if (sweep) {
@@ -106,7 +107,12 @@ final class ModelCommand implements Callable<Integer> {
       if (bytes == null) {
         throw new UserException("give --bytes SIZE (or --sweep for a table of sizes)", ExitCodes.BAD_USAGE);
       }
-      TransferEstimate e = estimate(n, Sizes.parse(bytes, "--bytes"));
+      long size = Sizes.parse(bytes, "--bytes");
+      if (size < 1) {
+        throw new UserException("--bytes " + bytes + ": a copy of no bytes moves nothing; give at least 1 byte",
+            ExitCodes.BAD_USAGE);
+      }
+      TransferEstimate e = estimate(n, size);
       if (json) {
         ObjectMapper mapper = new ObjectMapper();
         out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json(mapper, n, e)));
@@ -116,6 +122,24 @@ final class ModelCommand implements Callable<Integer> {
     }
     out.flush();
     return ExitCodes.OK;
+  }
+
+  /** Options that contradict each other, or values no transfer or kernel can have: exit 2. */
+  private void checkUsage() {
+    if (csv && !sweep) {
+      throw new UserException("--csv formats the --sweep table: give --sweep too, or drop --csv", ExitCodes.BAD_USAGE);
+    }
+    if (sweep && bytes != null && !kernel) {
+      throw new UserException("--sweep prices every size from 256 B to 8 GiB: drop --bytes " + bytes
+          + ", or drop --sweep to price that one size", ExitCodes.BAD_USAGE);
+    }
+    if (flops != null && (!Double.isFinite(flops) || flops < 0)) {
+      throw new UserException("--flops " + flops + ": give the kernel's floating-point operations, a number of 0"
+          + " or more", ExitCodes.BAD_USAGE);
+    }
+    if (flops != null && !kernel) {
+      throw new UserException("--flops prices a kernel: give --kernel too", ExitCodes.BAD_USAGE);
+    }
   }
 
   private TransferModel.Setting setting() {
@@ -156,6 +180,11 @@ final class ModelCommand implements Callable<Integer> {
         case "p2p" -> {
           int a = gpu(n, from, 0);
           int b = gpu(n, to, n.gpus().size() > 1 ? (a == 1 ? 0 : 1) : 0);
+          if (a == b) {
+            throw new UserException("--copy p2p from " + n.gpus().get(a).id() + " to itself: a copy within one GPU"
+                + " is a device-to-device copy; use --copy d2d" + (n.gpus().size() > 1 ? ", or name two GPUs with"
+                + " --from and --to" : " (" + n.name() + " has one GPU)"), ExitCodes.BAD_USAGE);
+          }
           String m = mem == null ? "peer" : mem;
           TransferModel.Endpoints where = new TransferModel.Endpoints(-1, a, b);
           return switch (m) {
@@ -214,17 +243,17 @@ final class ModelCommand implements Callable<Integer> {
     o.put("node", n.name());
     o.put("kind", e.kind());
     o.put("bytes", e.bytes());
-    o.put("time_ns", e.seconds() * 1e9);
-    o.put("bandwidth_bytes_per_s", e.bandwidth());
+    o.put("time_ns", Math.round(e.seconds() * 1e9));
+    o.put("bandwidth_bytes_per_s", Math.round(e.bandwidth()));
     o.put("bottleneck_link", e.bottleneck());
     o.put("route", e.route());
     o.put("remote", e.remote());
-    o.put("latency_ns", e.latency().seconds() * 1e9);
+    o.put("latency_ns", Math.round(e.latency().seconds() * 1e9));
     o.put("latency_source", e.latency().source());
     o.put("method", e.method());
     ObjectNode b = o.putObject("baselines");
-    b.put("peak_bw_ns", e.peakBwSeconds() * 1e9);
-    b.put("back_of_envelope_ns", e.backOfEnvelopeSeconds() * 1e9);
+    b.put("peak_bw_ns", Math.round(e.peakBwSeconds() * 1e9));
+    b.put("back_of_envelope_ns", Math.round(e.backOfEnvelopeSeconds() * 1e9));
     ArrayNode notes = o.putArray("notes");
     e.notes().forEach(notes::add);
     return o;
@@ -321,7 +350,7 @@ final class ModelCommand implements Callable<Integer> {
         o.put("flops", flops);
         o.put("precision", precision);
       }
-      o.put("time_ns", k.seconds() * 1e9);
+      o.put("time_ns", Math.round(k.seconds() * 1e9));
       o.put("method", k.method());
       o.put("lower_bound", k.lowerBound());
       out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(o));

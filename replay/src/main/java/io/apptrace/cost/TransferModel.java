@@ -212,7 +212,9 @@ public final class TransferModel {
       notes.add("no measured L+o for " + kind.key() + ": the time counts no fixed overhead");
     }
     Baselines base = Baselines.of(lat.seconds(), n, List.of(route.bottleneck().bandwidth()));
-    return new TransferEstimate(kind.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")", route.describe(),
+    // the route as the data travels it: from the GPU for a device-to-host copy
+    String path = h2d ? route.describe() : route.reversed().describe();
+    return new TransferEstimate(kind.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")", path,
         route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
   }
 
@@ -283,7 +285,7 @@ public final class TransferModel {
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(Math.min(down.bottleneck().bandwidth(),
         up.bottleneck().bandwidth())));
-    String route = down.describe() + " | " + up.describe();
+    String route = down.reversed().describe() + " | " + up.describe();
     return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")",
         route, down.remote() || up.remote(), lat, "staged: 000 eq. 10 at the slower of the two halves, pipelined",
         base.peakBw(), base.backOfEnvelope(), notes);
@@ -339,7 +341,8 @@ public final class TransferModel {
     Latency lat = new Latency(latency.getAsDouble(), "measured page-fault latency on " + node.name(), true, null);
     Baselines base = Baselines.of(0, bytes, List.of(route.bottleneck().bandwidth()));
     String kind = "fault_" + way.name().toLowerCase(java.util.Locale.ROOT);
-    return new TransferEstimate(kind, bytes, seconds, bound.id() + " (" + bound.describe() + ")", route.describe(),
+    String path = along ? route.describe() : route.reversed().describe();
+    return new TransferEstimate(kind, bytes, seconds, bound.id() + " (" + bound.describe() + ")", path,
         route.remote(), lat, String.format(java.util.Locale.ROOT, "002 Table 5.5: %.0f faults of %s each",
             faults, io.apptrace.node.Units.time(latency.getAsDouble())), base.peakBw(), base.backOfEnvelope(),
         List.of());

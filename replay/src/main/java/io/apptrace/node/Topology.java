@@ -118,6 +118,15 @@ public final class Topology {
     public String describe() {
       return String.join(" -> ", vertices);
     }
+
+    /** The same route walked from its last vertex to its first. */
+    public Route reversed() {
+      List<String> v = new java.util.ArrayList<>(vertices);
+      List<Node.Link> l = new java.util.ArrayList<>(links);
+      java.util.Collections.reverse(v);
+      java.util.Collections.reverse(l);
+      return new Route(v, l);
+    }
   }
 
   /** The route between host memory on NUMA node {@code numa} and a GPU. */
