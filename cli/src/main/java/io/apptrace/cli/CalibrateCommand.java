@@ -6,7 +6,9 @@ import io.apptrace.calibrate.CalibrationCsv;
 import io.apptrace.calibrate.CalibrationException;
 import io.apptrace.calibrate.CalibrationResult;
 import io.apptrace.capture.NativeLibraries;
+import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
+import io.apptrace.node.Sha256;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -99,16 +102,18 @@ final class CalibrateCommand implements Callable<Integer> {
     String how = "apptrace calibrate" + (simulated ? " --sim" : "") + (quick ? " --quick" : "") + " on host "
         + r.machine().host() + ", " + LocalDate.now(ZoneOffset.UTC) + " (UTC), CUDA runtime " + r.machine().runtime()
         + "; every pair it measured: " + table.getFileName() + ".";
+    String csvText = CalibrationCsv.text(r, name);
     String text;
     try {
       Optional<CalibratedNode.Base> b = given.isPresent() || r.machine().simulated() ? given
           : CalibratedNode.matchingBundled(r.machine());
-      text = CalibratedNode.text(r, b, name, how);
+      text = CalibratedNode.text(r, b, name, how, List.of(new Node.FittedTo(table.getFileName().toString(),
+          Sha256.hex(csvText.getBytes(StandardCharsets.UTF_8)))));
     } catch (CalibrationException | NodeFileException e) {
       throw new UserException(e.getMessage());
     }
     write(node, text);
-    write(table, CalibrationCsv.text(r, name));
+    write(table, csvText);
     CalibrationSummary.print(out, r);
     out.printf("wrote %s and %s (check them: apptrace validate transfers --node %s --data %s)%n", node, table, node,
         table);

@@ -33,9 +33,22 @@ final class NodesCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print a JSON array instead.")
   boolean json;
 
+  @Option(names = "--show", paramLabel = "NAME", description = "Print a bundled node's file (YAML, with its"
+      + " sources): the starting point for a node file of your own (docs/NODE-FORMAT.md).")
+  String show;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    if (show != null) {
+      try {
+        out.print(NodeLoader.bundledFile(show));
+      } catch (NodeFileException e) {
+        throw new UserException(e.getMessage());
+      }
+      out.flush();
+      return ExitCodes.OK;
+    }
     List<Node> nodes = new ArrayList<>();
     for (String name : BundledNodes.names()) {
       try {

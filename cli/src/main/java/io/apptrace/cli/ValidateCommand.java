@@ -99,7 +99,7 @@ final class ValidateCommand implements Callable<Integer> {
           spec.commandLine().getErr(), "apptrace validate transfers"));
       List<TransferKind> fallback = applied.map(ReferenceLatency.Applied::fallback).orElse(List.of());
       ValidateReport report = new ValidateReport(n, data, sel, primary, settings(n, sel, applied, primary), ref,
-          fallback);
+          fallback, fittedTo(n));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         ObjectMapper mapper = new ObjectMapper();
@@ -114,7 +114,7 @@ final class ValidateCommand implements Callable<Integer> {
     /** The main setting's name; exit 2 for a bad one or a reference setting without a reference. */
     private String primarySetting() {
       reference.checkUsage();
-      String primary = setting != null ? setting : reference.given() ? "reference" : "datasheet";
+      String primary = setting != null ? setting : reference.given() ? "reference" : "measured";
       if (!List.of("datasheet", "measured", "reference").contains(primary)) {
         throw new UserException("--setting '" + setting + "': use datasheet, measured or reference",
             ExitCodes.BAD_USAGE);
@@ -124,6 +124,24 @@ final class ValidateCommand implements Callable<Integer> {
             ExitCodes.BAD_USAGE);
       }
       return primary;
+    }
+
+    /** The data files the node's measured figures were fitted to (its measured.fitted_to). */
+    private List<String> fittedTo(Node n) {
+      List<String> in = new ArrayList<>();
+      if (n.measured().fittedTo().isEmpty()) {
+        return in;
+      }
+      for (Path p : data) {
+        try {
+          if (n.measured().fittedTo(io.apptrace.node.Sha256.hex(p)).isPresent()) {
+            in.add(p.getFileName().toString());
+          }
+        } catch (java.io.IOException e) {
+          throw new UserException(p + ": cannot read it (" + e.getMessage() + ")");
+        }
+      }
+      return in;
     }
 
     /** The rows to compare: the CSVs' rows of the node (or --machine), every timed copy of the traces. */

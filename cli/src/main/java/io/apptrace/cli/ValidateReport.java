@@ -26,10 +26,12 @@ import java.util.function.Function;
  * @param settings the results by setting, in report order ({@code reference}, {@code datasheet},
  *     {@code measured})
  * @param fallback the kinds in use that keep the node's own L+o in the reference setting
+ * @param inSample the data files the node's measured figures were fitted to: its figures on them
+ *     are in-sample
  */
 record ValidateReport(Node node, List<Path> data, MeasurementFiles.Selection selection, String primary,
     Map<String, TransferValidation.Result> settings, Optional<ReferenceOptions.Loaded> reference,
-    List<TransferKind> fallback) {
+    List<TransferKind> fallback, List<String> inSample) {
 
   TransferValidation.Result main() {
     return settings.get(primary);
@@ -42,6 +44,8 @@ record ValidateReport(Node node, List<Path> data, MeasurementFiles.Selection sel
     o.put("data", String.join(", ", data.stream().map(Path::toString).toList()));
     o.put("machine", r.machine());
     o.put("setting", primary);
+    o.put("in_sample", !inSample.isEmpty());
+    inSample.forEach(o.putArray("fitted_to")::add);
     o.put("rows", r.rows());
     o.set("wmape_pct", figures(mapper, r, x -> x.model, true));
     o.set("mape_pct", figures(mapper, r, x -> x.model, false));
@@ -123,6 +127,10 @@ record ValidateReport(Node node, List<Path> data, MeasurementFiles.Selection sel
     TransferValidation.Result r = main();
     out.printf(Locale.ROOT, "%s against %s, %s setting: %,d measurements%n", node.name(), source(), primary,
         r.rows());
+    if (!inSample.isEmpty()) {
+      out.printf(Locale.ROOT, "in-sample: %s's measured figures were fitted to %s; these errors say how well the fit"
+          + " reproduces its own data, not how well it predicts other data%n", node.name(), String.join(", ", inSample));
+    }
     out.printf(Locale.ROOT, "%-20s %-7s %6s  %8s %8s  %13s %13s%n", "kind", "route", "rows", "WMAPE %", "MAPE %",
         "Peak BW WMAPE", "BoE WMAPE");
     r.byKindAndRoute().forEach((k, m) -> {

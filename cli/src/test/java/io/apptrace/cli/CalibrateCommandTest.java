@@ -152,6 +152,31 @@ class CalibrateCommandTest {
     assertThat(j.path("wmape_pct").path("pageable_d2h").asDouble()).isZero();
   }
 
+  /**
+   * The check calibrate suggests, run as printed: the same setting as model and replay use by
+   * default (measured), and the figure says it is in-sample, since the node was fitted to it.
+   */
+  @Test
+  void theSuggestedCheckRunsInTheDefaultSettingAndSaysItIsInSample() throws Exception {
+    assertThat(sim.exit()).as(sim.err()).isZero();
+    String suggested = sim.out().lines().filter(l -> l.contains("check them: ")).findFirst().orElseThrow()
+        .replaceAll(".*check them: apptrace (.*)\\)$", "$1");
+    Cli r = Cli.run(suggested.split(" "));
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("measured setting").contains("in-sample");
+    Cli j = Cli.run((suggested + " --json").split(" "));
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(j.out());
+    assertThat(json.path("setting").asText()).isEqualTo("measured");
+    assertThat(json.path("in_sample").asBoolean()).isTrue();
+    assertThat(json.path("wmape_pct").path("pinned_h2d").asDouble()).isZero();
+    // the node against a file it was not fitted to (here the same rows, another file) is not in-sample
+    Path other = tmp.resolve("other.csv");
+    Files.writeString(other, Files.readString(csv) + "\n", StandardCharsets.UTF_8);
+    var out = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Cli.run("validate", "transfers", "--node",
+        node.toString(), "--data", other.toString(), "--json").out());
+    assertThat(out.path("in_sample").asBoolean()).isFalse();
+  }
+
   @Test
   void aBenchmarkThatFailsIsReportedAndSkippedWhileTheRestComplete() throws Exception {
     assertThat(sim.exit()).as(sim.err()).isZero();

@@ -76,7 +76,7 @@ class ModelCommandsTest {
   void badNodesAndValuesAreOneLineErrors() throws Exception {
     Cli unknown = Cli.run("model", "--node", "cray-1", "--bytes", "1MiB");
     assertThat(unknown.exit()).isEqualTo(1);
-    assertThat(unknown.err().strip()).startsWith("apptrace model: no bundled node named 'cray-1' (bundled: titan,")
+    assertThat(unknown.err().strip()).startsWith("apptrace model: no bundled node named 'cray-1'; bundled: titan,")
         .doesNotContain("\n");
     Path bad = tmp.resolve("bad.yaml");
     Files.writeString(bad, "name: bad\ndescription: x\ncpus: []\n");
@@ -130,7 +130,7 @@ class ModelCommandsTest {
     assumeThat(Files.isRegularFile(data)).as("the real measurements are in ../shared/realdata (absent here)").isTrue();
     for (String node : new String[] {"s822lc", "dgx1"}) {
       JsonNode j = JSON.readTree(Cli.run("validate", "transfers", "--node", node, "--data", data.toString(),
-          "--json").out());
+          "--setting", "datasheet", "--json").out());
       JsonNode dma = j.path("by_group").path("dma");
       assertThat(dma.path("wmape_pct").asDouble()).as(node + " DMA kinds, datasheet").isLessThan(19.0)
           .isLessThan(dma.path("peak_bw_wmape_pct").asDouble() / 2);
@@ -142,6 +142,13 @@ class ModelCommandsTest {
           "--setting", "measured", "--json").out());
       assertThat(measured.path("wmape_pct").path("overall").asDouble()).as(node + " measured curves")
           .isLessThan(j.path("wmape_pct").path("overall").asDouble());
+      // the bundled curves were fitted to these measurements: the figure says it is in-sample
+      assertThat(measured.path("in_sample").asBoolean()).as(node + " in-sample").isTrue();
+      assertThat(measured.path("setting").asText()).isEqualTo("measured");
+      JsonNode byDefault = JSON.readTree(Cli.run("validate", "transfers", "--node", node, "--data", data.toString(),
+          "--json").out());
+      assertThat(byDefault.path("setting").asText()).as("the default setting, as model's and replay's").isEqualTo(
+          "measured");
     }
   }
 }

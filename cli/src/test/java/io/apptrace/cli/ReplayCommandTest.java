@@ -99,7 +99,7 @@ class ReplayCommandTest {
   void unknownNodesAndSetPathsAreRefused() {
     Cli unknown = Cli.run("replay", pipeline.toString(), "--node", "cray-1");
     assertThat(unknown.exit()).isEqualTo(1);
-    assertThat(unknown.err()).contains("no bundled node named 'cray-1' (bundled: titan, summit, ac922");
+    assertThat(unknown.err()).contains("no bundled node named 'cray-1'; bundled: titan, summit, ac922");
     Cli badPath = Cli.run("replay", pipeline.toString(), "--node", "ac922", "--set", "gpus.gpu0.copy_engine=2");
     assertThat(badPath.exit()).isEqualTo(2);
     assertThat(badPath.err()).contains("did you mean gpus.gpu0.copy_engines?");

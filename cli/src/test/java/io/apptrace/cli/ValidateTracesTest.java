@@ -91,13 +91,15 @@ class ValidateTracesTest {
     // titan's d2d L+o is 1.76 us (its node file); a 1-byte copy adds 1 B / 250 GB/s: the copy's
     // measured 1,760 ns GPU time is what the model projects, to 0.01%
     assertThat(j.path("wmape_pct").path("d2d").asDouble()).isZero();
-    assertThat(j.path("setting").asText()).isEqualTo("datasheet");
+    // the default setting is model's and replay's: measured
+    assertThat(j.path("setting").asText()).isEqualTo("measured");
+    assertThat(j.path("in_sample").asBoolean()).isFalse();
     assertThat(j.path("reference").isNull()).isTrue();
     assertThat(j.path("reference_fallback").size()).isZero();
     assertThat(j.path("settings").has("datasheet")).isTrue();
 
     Cli text = Cli.run("validate", "transfers", "--node", "titan", "--data", trace.toString());
-    assertThat(text.out()).startsWith("titan against " + trace + " (trace), datasheet setting: 9 measurements")
+    assertThat(text.out()).startsWith("titan against " + trace + " (trace), measured setting: 9 measurements")
         .contains("left out: 1 host-to-host copies");
   }
 

@@ -81,6 +81,15 @@ public final class CalibratedNode {
    */
   public static String text(CalibrationResult r, Optional<Base> base, String name, String how)
       throws CalibrationException {
+    return text(r, base, name, how, List.of());
+  }
+
+  /**
+   * The node file's text, saying in its measured section which files its figures were fitted to
+   * (the CSV written beside it).
+   */
+  public static String text(CalibrationResult r, Optional<Base> base, String name, String how,
+      List<io.apptrace.node.Node.FittedTo> fitted) throws CalibrationException {
     Machine m = r.machine();
     List<String> header = new ArrayList<>();
     if (m.simulated()) {
@@ -88,7 +97,7 @@ public final class CalibratedNode {
       header.add("# the numbers are the simulator's timing model, NOT REAL. See docs/CALIBRATE.md.");
     }
     header.add("# Written by apptrace calibrate on " + m.host() + "; every pair it measured is in the CSV beside it.");
-    List<String> measured = MeasuredYaml.lines(r, how);
+    List<String> measured = MeasuredYaml.lines(r, how, fitted);
     String text;
     if (base.isPresent()) {
       Base b = base.get();

@@ -28,9 +28,15 @@ final class MeasuredYaml {
   }
 
   /** The section, from its {@code measured:} line; {@code how} says how it was made (the command line, the CSV). */
-  static List<String> lines(CalibrationResult r, String how) {
+  static List<String> lines(CalibrationResult r, String how, List<io.apptrace.node.Node.FittedTo> fitted) {
     MeasuredYaml m = new MeasuredYaml(r);
     m.write(how);
+    if (!fitted.isEmpty()) {
+      m.lines.add("  fitted_to:                            # a validation against these files is in-sample");
+      for (io.apptrace.node.Node.FittedTo f : fitted) {
+        m.lines.add("    - {file: " + quote(f.file()) + ", sha256: " + f.sha256() + "}");
+      }
+    }
     return m.lines;
   }
 

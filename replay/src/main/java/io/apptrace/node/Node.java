@@ -144,19 +144,34 @@ public record Node(
   public record Measured(String source, boolean simulated, Map<TransferKind, Double> latency,
       Optional<String> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
       Map<TransferKind, Double> bandwidth, Map<TransferKind, Curve> curves, PageFaults pageFaults,
-      double migrationGranularity) {
+      double migrationGranularity, List<FittedTo> fittedTo) {
     public Measured {
       latency = Map.copyOf(latency);
       bandwidth = Map.copyOf(bandwidth);
       curves = Map.copyOf(curves);
+      fittedTo = List.copyOf(fittedTo);
     }
 
     static Measured none() {
       OptionalDouble no = OptionalDouble.empty();
       return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(), Map.of(),
-          new PageFaults(no, no, no, no), 64 * 1024);
+          new PageFaults(no, no, no, no), 64 * 1024, List.of());
+    }
+
+    /** Whether these figures were fitted to a file with this SHA-256 (hex, lower case). */
+    public Optional<FittedTo> fittedTo(String sha256) {
+      return fittedTo.stream().filter(f -> f.sha256().equalsIgnoreCase(sha256)).findFirst();
     }
   }
+
+  /**
+   * A measurement file the measured figures were fitted to ({@code apptrace calibrate} writes the
+   * CSV it fitted them from): a validation against it is in-sample.
+   *
+   * @param file its name when it was written
+   * @param sha256 the SHA-256 of its bytes, hex
+   */
+  public record FittedTo(String file, String sha256) {}
 
   public Optional<Gpu> gpu(String id) {
     return gpus.stream().filter(g -> g.id().equals(id)).findFirst();

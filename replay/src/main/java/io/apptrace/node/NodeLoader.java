@@ -44,7 +44,7 @@ public final class NodeLoader {
    */
   public static Node resolve(String nameOrPath) throws NodeFileException {
     if (!isPath(nameOrPath)) {
-      return bundled(nameOrPath).orElseThrow(() -> noBundled(nameOrPath));
+      return bundled(BundledNodes.canonical(nameOrPath).orElse(nameOrPath)).orElseThrow(() -> noBundled(nameOrPath));
     }
     return load(Path.of(nameOrPath));
   }
@@ -54,8 +54,10 @@ public final class NodeLoader {
   }
 
   private static NodeFileException noBundled(String name) {
-    return new NodeFileException("no bundled node named '" + name + "' (bundled: "
-        + String.join(", ", BundledNodes.names()) + "); give a node file's path to use your own");
+    List<String> near = BundledNodes.nearest(name);
+    return new NodeFileException("no bundled node named '" + name + "'" + (near.isEmpty() ? ""
+        : " (did you mean " + String.join(" or ", near) + "?)") + "; bundled: " + String.join(", ", BundledNodes.names())
+        + " ('apptrace nodes' lists them); give a node file's path to use your own");
   }
 
   /**
@@ -73,7 +75,8 @@ public final class NodeLoader {
       return resolve(nameOrPath);
     }
     if (!isPath(nameOrPath)) {
-      return bundled(nameOrPath, overrides).orElseThrow(() -> noBundled(nameOrPath));
+      return bundled(BundledNodes.canonical(nameOrPath).orElse(nameOrPath), overrides)
+          .orElseThrow(() -> noBundled(nameOrPath));
     }
     return load(Path.of(nameOrPath), overrides);
   }
@@ -129,6 +132,20 @@ public final class NodeLoader {
           + "'; a bundled node's name is its file's");
     }
     return Optional.of(withOverrides(file, root, name, overrides));
+  }
+
+  /**
+   * The text of the bundled node file a user names (its name or an alias, in any case): the
+   * starting point for a node file of one's own.
+   *
+   * @throws NodeFileException when no bundled node has that name, with the nearest names
+   */
+  public static String bundledFile(String typed) throws NodeFileException {
+    Optional<String> name = BundledNodes.canonical(typed);
+    if (name.isEmpty()) {
+      throw noBundled(typed);
+    }
+    return bundledText(name.get()).orElseThrow(() -> noBundled(typed));
   }
 
   private static Optional<String> bundledText(String name) throws NodeFileException {
@@ -563,9 +580,18 @@ public final class NodeLoader {
       p.done();
     }
     double granularity = m.optQuantity("migration_granularity", Units.Kind.SIZE).orElse(64 * 1024);
+    List<Node.FittedTo> fitted = new ArrayList<>();
+    for (YamlMap f : m.maps("fitted_to", false)) {
+      String sha = f.string("sha256");
+      if (!sha.matches("[0-9a-fA-F]{64}")) {
+        throw f.error("sha256", "'" + sha + "' is not a SHA-256 (64 hexadecimal digits, as sha256sum prints)");
+      }
+      fitted.add(new Node.FittedTo(f.string("file"), sha.toLowerCase(java.util.Locale.ROOT)));
+      f.done();
+    }
     m.done();
     return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, bandwidth, curves, faults,
-        granularity);
+        granularity, fitted);
   }
 
   private static TransferKind kind(YamlMap m, String key) throws NodeFileException {

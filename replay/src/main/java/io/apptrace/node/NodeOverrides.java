@@ -91,7 +91,7 @@ final class NodeOverrides {
     Place measured = map(Map.of(), "source", "simulated", "latency", leaves(kinds), "latency_from",
         "gap", map(Map.of(), "h2d", "d2h"), "bandwidth", leaves(kinds), "curves", leaves(kinds),
         "page_fault", map(Map.of(), "cpu_to_gpu", "gpu_to_cpu", "gpu_gpu_local", "gpu_gpu_remote"),
-        "migration_granularity");
+        "migration_granularity", "fitted_to");
     ROOT = map(Map.of(), "name", "description", "aliases", "sources", "cpu_speed_factor",
         "cpus", list("CPU", false, cpu), "gpus", list("GPU", false, gpu), "switches", list("switch", false, sw),
         "links", list("link", true, link), "peer_access", map(Map.of(), "pairs"), "measured", measured);
@@ -229,7 +229,7 @@ final class NodeOverrides {
     String nearest = null;
     int best = Integer.MAX_VALUE;
     for (String p : validPaths(root)) {
-      int d = distance(path, p);
+      int d = EditDistance.of(path, p);
       if (d < best) {
         best = d;
         nearest = p;
@@ -266,30 +266,6 @@ final class NodeOverrides {
         }
       }
     }
-  }
-
-  /**
-   * The edit distance of two paths: insertions, deletions, substitutions and swaps of two
-   * neighbouring characters (optimal string alignment), each counting one.
-   */
-  static int distance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(d[i - 1][j - 1] + cost, Math.min(d[i - 1][j], d[i][j - 1]) + 1);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
   }
 
   private static Optional<Node> get(MappingNode m, String key) {

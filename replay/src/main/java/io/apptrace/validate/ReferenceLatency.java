@@ -143,7 +143,7 @@ public final class ReferenceLatency {
     }
     Node.Measured m = target.measured();
     Node.Measured withRef = new Node.Measured(m.source(), m.simulated(), latency, Optional.empty(), m.gapH2d(),
-        m.gapD2h(), m.bandwidth(), m.curves(), m.pageFaults(), m.migrationGranularity());
+        m.gapD2h(), m.bandwidth(), m.curves(), m.pageFaults(), m.migrationGranularity(), m.fittedTo());
     Node n = new Node(target.name(), target.description(), target.aliases(), target.sources(),
         target.cpuSpeedFactor(), target.cpus(), target.gpus(), target.switches(), target.links(), target.peerAccess(),
         withRef, target.source() + " (with L+o from " + node + ")");

@@ -16,6 +16,17 @@ class BundledNodesTest {
   private static final Path FOLDER = Path.of(System.getProperty("apptrace.root", "..")).resolve(
       "replay/src/main/resources/io/apptrace/nodes");
 
+  /** The index lists each node's aliases as its file does: names resolve without loading every file. */
+  @Test
+  void theIndexListsEveryFilesAliases() throws Exception {
+    for (Node n : BundledNodes.all()) {
+      assertThat(BundledNodes.aliases(n.name())).as(n.name()).isEqualTo(n.aliases());
+      for (String alias : n.aliases()) {
+        assertThat(BundledNodes.canonical(alias.toUpperCase(java.util.Locale.ROOT))).contains(n.name());
+      }
+    }
+  }
+
   @Test
   void theIndexListsExactlyTheFilesInTheFolder() throws Exception {
     List<String> files;

@@ -137,7 +137,7 @@ class NodeLoaderTest {
     assertThatThrownBy(() -> NodeLoader.resolve(tmp.resolve("missing.yaml").toString()))
         .hasMessage(tmp.resolve("missing.yaml") + ": no such file");
     assertThatThrownBy(() -> NodeLoader.resolve("no-such-node"))
-        .hasMessageStartingWith("no bundled node named 'no-such-node' (bundled: ")
+        .hasMessageStartingWith("no bundled node named 'no-such-node'; bundled: ")
         .hasMessageEndingWith("); give a node file's path to use your own");
   }
 }
