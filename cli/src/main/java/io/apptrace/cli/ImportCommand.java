@@ -57,8 +57,9 @@ final class ImportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new UserException("cannot read " + file + ": no such file");
+    java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
+    if (unreadable.isPresent()) {
+      throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
     if (!Files.isReadable(file)) {
       throw new UserException("cannot read " + file + ": permission denied");

@@ -110,8 +110,9 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     reference.checkUsage();
-    if (!Files.isRegularFile(file)) {
-      throw new UserException("cannot read " + file + ": no such file");
+    java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
+    if (unreadable.isPresent()) {
+      throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
     if (!(scaleKernels > 0)) {
       throw new UserException("--scale-kernels " + scaleKernels + ": give a factor above 0", ExitCodes.BAD_USAGE);

@@ -50,8 +50,9 @@ final class StatsCommand implements Callable<Integer> {
 
   /** Reads a trace's statistics, turning unreadable files into user errors. */
   static TraceStats read(Path file) throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new UserException("cannot read " + file + ": no such file");
+    java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
+    if (unreadable.isPresent()) {
+      throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
     try (TraceReader r = TraceReader.open(file)) {
       return TraceStats.compute(r);

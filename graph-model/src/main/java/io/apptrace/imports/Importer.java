@@ -84,6 +84,8 @@ public final class Importer {
   private Importer() {}
 
   private static final byte[] SQLITE = "SQLite format 3\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** How Nsight Systems reports (.nsys-rep, and .qdrep before 2021.3) begin: the format of its Tegra forebear. */
+  private static final byte[] NSYS_REPORT = "NVIDIA Tegra Pro".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   /** Whether the file starts with the gzip magic. */
   private static boolean gzipped(Path f) throws IOException {
@@ -122,8 +124,10 @@ public final class Importer {
   }
 
   private static ImportException gzipProblem(IOException e) {
-    return new ImportException("a gzip file that cannot be decompressed ("
-        + (e.getMessage() == null ? "it ends early" : e.getMessage()) + ")");
+    boolean cut = e instanceof java.io.EOFException || String.valueOf(e.getMessage()).contains("Unexpected end");
+    return new ImportException("a gzip file that cannot be decompressed (" + (cut
+        ? "it ends early, before its first 64 bytes of content: the file was cut short"
+        : e.getMessage() == null ? "it is damaged" : e.getMessage()) + ")");
   }
 
   /**
@@ -145,6 +149,11 @@ public final class Importer {
         r = sqlite(in, gz, partial, out, tmp, o);
       } else if (looksLikeJson(head)) {
         r = kineto(in, gz, partial, out, tmp, o);
+      } else if (startsWith(head, NSYS_REPORT) || nsysReportName(in)) {
+        String name = in.getFileName().toString().replaceAll("\\.(nsys-rep|qdrep)(\\.gz)?$", "");
+        throw new ImportException("an Nsight Systems report, which apptrace reads through its SQLite export:"
+            + " export it with 'nsys export --type sqlite -o " + name + ".sqlite " + in.getFileName()
+            + "', then import " + name + ".sqlite");
       } else if (nvvpName(in)) {
         throw new ImportException("not an nvprof SQLite profile (perhaps nvprof's older binary format): expected the"
             + " SQLite file nvprof writes with --export-profile (-o)" + (gz ? ", gzipped or not" : "") + ", found "
@@ -160,6 +169,12 @@ public final class Importer {
       Files.deleteIfExists(partial);
       deleteTree(tmp);
     }
+  }
+
+  /** Whether the file is named like an Nsight Systems report (FILE.nsys-rep, FILE.qdrep). */
+  private static boolean nsysReportName(Path in) {
+    String n = in.getFileName().toString().toLowerCase(Locale.ROOT);
+    return n.endsWith(".nsys-rep") || n.endsWith(".qdrep") || n.endsWith(".nsys-rep.gz") || n.endsWith(".qdrep.gz");
   }
 
   /** Whether the file is named like an nvprof profile (FILE.nvvp, FILE.nvvp.gz). */

@@ -145,10 +145,12 @@ final class KinetoReader {
     }
     long cudaEvents = source.get("runtime calls") + source.get("driver calls") + source.get("kernels")
         + source.get("memcpys") + source.get("memsets");
-    if (cudaEvents == 0 && truncatedAt == null) {
-      throw new NotKinetoException("a Chrome trace with no CUDA events: expected events of category cuda_runtime,"
-          + " kernel, gpu_memcpy or gpu_memset (or Runtime, Kernel, Memcpy, Memset), found "
-          + (categories.isEmpty() ? "none" : String.join(", ", categories.keySet())));
+    if (cudaEvents == 0) {
+      // cut short or whole, a trace without CUDA events gives nothing to replay
+      throw new NotKinetoException((truncatedAt != null ? "the file ends early (at " + truncatedAt
+          + " of the decompressed JSON), before any CUDA event: " : "a Chrome trace with no CUDA events: ")
+          + "expected events of category cuda_runtime, kernel, gpu_memcpy or gpu_memset (or Runtime, Kernel,"
+          + " Memcpy, Memset), found " + (categories.isEmpty() ? "none" : String.join(", ", categories.keySet())));
     }
     long mainPid = pidVotes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(0L);
     out.processPid(0, mainPid);

@@ -73,7 +73,8 @@ class ImportDamageTest {
     Path in = tmp.resolve("in.json.gz");
     Files.write(in, new byte[] {0x1f, (byte) 0x8b, 8, 0});
     assertThatThrownBy(() -> run(in)).isInstanceOf(Importer.ImportException.class)
-        .hasMessage("a gzip file that cannot be decompressed (it ends early)");
+        .hasMessage("a gzip file that cannot be decompressed (it ends early, before its first 64 bytes of content:"
+            + " the file was cut short)");
   }
 
   @Test

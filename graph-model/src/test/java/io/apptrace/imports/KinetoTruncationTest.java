@@ -1,6 +1,7 @@
 package io.apptrace.imports;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -87,19 +88,22 @@ class KinetoTruncationTest {
     String at = fixture + " cut at " + cut;
     byte[] cutFile = Arrays.copyOf(json, (int) cut);
     byte[] closed = concat(Arrays.copyOf(json, (int) lastEnd), "]}".getBytes(StandardCharsets.US_ASCII));
-    Importer.Result r = importFile("cut.json", cutFile);
-    assertThat(r.truncatedAt()).as(at).isEqualTo("byte " + cut);
-    assertThat(r.warnings()).as(at).containsKey("the file ends early (at byte " + cut
-        + " of the decompressed JSON): the events before it were imported");
     Importer.Result whole;
     try {
       whole = importFile("closed.json", closed);
     } catch (Importer.ImportException e) {
-      // no CUDA event before the cut: the closed file is refused for it, the cut one holds none
+      // no CUDA event before the cut: the closed file is refused for it, and so is the cut one,
+      // saying where it was cut
       assertThat(e).hasMessageContaining("a Chrome trace with no CUDA events");
-      assertThat(r.events()).as(at).isZero();
+      assertThatThrownBy(() -> importFile("cut.json", cutFile)).as(at).isInstanceOf(Importer.ImportException.class)
+          .hasMessageContaining("the file ends early (at byte " + cut + " of the decompressed JSON), before any"
+              + " CUDA event");
       return;
     }
+    Importer.Result r = importFile("cut.json", cutFile);
+    assertThat(r.truncatedAt()).as(at).isEqualTo("byte " + cut);
+    assertThat(r.warnings()).as(at).containsKey("the file ends early (at byte " + cut
+        + " of the decompressed JSON): the events before it were imported");
     assertThat(r.source()).as(at).isEqualTo(whole.source());
     assertThat(r.imported()).as(at).isEqualTo(whole.imported());
     assertThat(TraceReader.readAll(tmp.resolve("cut.json.apptrace")).records()).as(at)

@@ -183,6 +183,10 @@ public final class NodeLoader {
   }
 
   private static String read(Path file) throws NodeFileException {
+    java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.describe(file);
+    if (unreadable.isPresent()) {
+      throw new NodeFileException(unreadable.get());
+    }
     try {
       if (Files.size(file) > YamlMap.MAX_CODE_POINTS) {
         throw new NodeFileException(file + ": larger than 128 KiB; no node file is");

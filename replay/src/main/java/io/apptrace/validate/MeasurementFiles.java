@@ -1,9 +1,6 @@
 package io.apptrace.validate;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,6 +64,10 @@ public final class MeasurementFiles {
     Set<String> machines = new LinkedHashSet<>();
     Set<String> traces = new LinkedHashSet<>();
     for (Path f : files) {
+      java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.describe(f);
+      if (unreadable.isPresent()) {
+        throw new DataException(unreadable.get());
+      }
       MemcpyData.Data d;
       if (TraceCopies.isTrace(f)) {
         d = TraceCopies.read(f);
@@ -78,8 +79,8 @@ public final class MeasurementFiles {
         traces.add(f.getFileName().toString());
         rows.addAll(d.rows());
       } else {
-        notAProfile(f);
-        d = MemcpyData.read(f);
+        List<String> header = csvHeader(f);
+        d = CopyTimesCsv.isLayout(header) ? CopyTimesCsv.read(f, names.get(0)) : MemcpyData.read(f);
         Optional<String> m = MemcpyData.pick(d, names);
         if (m.isEmpty()) {
           throw new DataException(f + " holds no rows of " + whose + "; its machines: "
@@ -94,25 +95,36 @@ public final class MeasurementFiles {
   }
 
   /**
-   * Refuses a profile another tool wrote (SQLite, gzip, JSON): it must be imported first, and
-   * would otherwise be reported as a CSV without its columns.
+   * The column names of a CSV of copy times (gzipped or not) in either layout; refuses a profile
+   * another tool wrote (SQLite, JSON), which must be imported first, and a CSV of neither layout,
+   * naming the columns it lacks.
    */
-  private static void notAProfile(Path f) throws DataException {
-    byte[] head;
-    try (InputStream in = Files.newInputStream(f)) {
-      head = in.readNBytes(16);
+  private static List<String> csvHeader(Path f) throws DataException {
+    String first;
+    try (java.io.BufferedReader in = CopyTimesCsv.open(f)) {
+      first = in.readLine();
     } catch (NoSuchFileException e) {
       throw new DataException(f + ": no such file");
+    } catch (java.util.zip.ZipException | java.io.EOFException e) {
+      throw new DataException(f + ": a gzip file that ends early or is damaged (" + e.getMessage() + ")");
     } catch (IOException e) {
       throw new DataException(f + ": cannot read it (" + e.getMessage() + ")");
     }
-    String start = new String(head, StandardCharsets.ISO_8859_1);
-    boolean gzip = head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b;
-    if (gzip || start.startsWith("SQLite format 3") || start.stripLeading().startsWith("{")) {
-      throw new DataException(f + ": a profile (" + (gzip ? "gzip" : start.startsWith("SQLite") ? "SQLite" : "JSON")
+    String start = first == null ? "" : first.stripLeading();
+    if (start.startsWith("SQLite format 3") || start.startsWith("{") || start.startsWith("[")) {
+      throw new DataException(f + ": a profile (" + (start.startsWith("SQLite") ? "SQLite" : "JSON")
           + "), not a CSV of copy times nor an apptrace trace; import it first: apptrace import " + f
           + " -o OUT.apptrace");
     }
+    List<String> header = first == null ? List.of() : List.of(first.strip().split("\\s*,\\s*", -1));
+    if (!CopyTimesCsv.isLayout(header) && !header.containsAll(MemcpyData.REQUIRED)) {
+      List<String> pearson = MemcpyData.REQUIRED.stream().filter(c -> !header.contains(c)).toList();
+      throw new DataException(f + ":1: not a CSV of copy times: no column " + String.join(", ",
+          CopyTimesCsv.missing(header)) + " for the plain layout (" + CopyTimesCsv.LAYOUT + "), nor "
+          + String.join(", ", pearson) + " for Pearson's (machine,benchmark,...,bytes,...,median_ns, which apptrace"
+          + " calibrate writes)");
+    }
+    return header;
   }
 
   private static String describe(Map<String, Integer> skipped) {
