@@ -3,8 +3,6 @@ package io.apptrace.validate;
 import io.apptrace.node.TransferKind;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +49,10 @@ public final class MemcpyData {
       Map.entry("NUMAUM_Prefetch_HostToGPU", TransferKind.PREFETCH_H2D),
       Map.entry("NUMAUM_Prefetch_GPUToHost", TransferKind.PREFETCH_D2H));
 
+  /** The columns a file of this layout must have. */
+  static final List<String> REQUIRED = List.of("machine", "benchmark", "numa", "gpu", "src_gpu", "dst_gpu", "bytes",
+      "median_ns");
+
   private MemcpyData() {}
 
   /**
@@ -61,7 +63,7 @@ public final class MemcpyData {
   public static Data read(Path csv) throws DataException {
     List<Measurement> rows = new ArrayList<>();
     Map<String, Integer> skipped = new TreeMap<>();
-    try (BufferedReader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8)) {
+    try (BufferedReader in = CopyTimesCsv.open(csv)) {
       String header = in.readLine();
       if (header == null) {
         throw new DataException(csv + ": empty; expected a header line starting with 'machine,benchmark,'");
@@ -71,7 +73,7 @@ public final class MemcpyData {
       for (int i = 0; i < names.length; i++) {
         col.put(names[i], i);
       }
-      for (String need : List.of("machine", "benchmark", "numa", "gpu", "src_gpu", "dst_gpu", "bytes", "median_ns")) {
+      for (String need : REQUIRED) {
         if (!col.containsKey(need)) {
           throw new DataException(csv + ":1: no column '" + need + "'; this is not a memcpy_summary.csv"
               + " (see realdata/SOURCES.md)");
