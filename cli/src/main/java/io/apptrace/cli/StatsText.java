@@ -33,9 +33,11 @@ final class StatsText {
           + " times; no addresses (the graph has one value per copy endpoint, ordered by streams and"
           + " synchronization)%n", String.join(" ", s.header().getCommandList()), s.header().getProducer());
     }
-    out.println();
-    out.println("Totals");
-    counts(s.totals(), "  ");
+    if (s.processes().size() != 1) { // with one process, its block is the totals
+      out.println();
+      out.println("Totals");
+      counts(s.totals(), "  ");
+    }
     for (ProcessStats p : s.processes()) {
       out.println();
       out.printf(Locale.ROOT, "Process %d (parent %d): %s%n", p.pid(), p.ppid(), String.join(" ", p.argv()));
@@ -59,7 +61,7 @@ final class StatsText {
   private void counts(Counts c, String in) {
     out.printf(Locale.ROOT, "%sAPI calls: %,d (%,d failed), wall time %s%n", in, c.totalCalls(),
         c.failedCalls(), Units.time(c.wallTimeNs() * 1e-9));
-    table(c.apiCalls(), in + "  ");
+    calls(c, in + "  ");
     if (!c.kernelLaunches().isEmpty()) {
       out.printf("%skernel launches:%n", in);
       table(c.kernelLaunches(), in + "  ");
@@ -82,11 +84,24 @@ final class StatsText {
     if (c.memsets() > 0) {
       out.printf(Locale.ROOT, "%smemsets: %,d, %s%n", in, c.memsets(), Units.size(c.memsetBytes()));
     }
+    if (!c.gpuWork().isEmpty()) {
+      out.printf("%sGPU work (measured GPU times):%n", in);
+      c.gpuWork().forEach((kind, v) -> out.printf(Locale.ROOT, "%s  %-11s %,10d  %12s%s%n", in, kind, v[0],
+          Units.time(v[1] * 1e-9), v[2] > 0 && v[1] > 0 ? String.format(Locale.ROOT, "  %10s at %s", Units.size(v[2]),
+              Units.bandwidth(v[2] / (v[1] * 1e-9))) : ""));
+    }
     if (!c.allocations().isEmpty()) {
       out.printf("%sallocations:%n", in);
       c.allocations().forEach((k, v) ->
           out.printf(Locale.ROOT, "%s  %-15s %,8d  %s%n", in, k, v[0], Units.size(v[1])));
     }
+  }
+
+  /** Calls by function: how many, and the time spent in them (entry to exit, on the host). */
+  private void calls(Counts c, String in) {
+    int width = Math.min(NAME_COLUMN, c.apiCalls().keySet().stream().mapToInt(String::length).max().orElse(0));
+    c.apiCalls().forEach((k, v) -> out.printf(Locale.ROOT, "%s%-" + Math.max(width, 1) + "s %,10d  %12s%n", in, k, v,
+        Units.time(c.apiTimeNs().getOrDefault(k, 0L) * 1e-9)));
   }
 
   /** Names wider than this (long C++ kernel names) overflow their column rather than widen it. */

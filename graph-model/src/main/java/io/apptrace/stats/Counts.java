@@ -12,6 +12,9 @@ import java.util.TreeMap;
  */
 public final class Counts {
   private final Map<String, Long> apiCalls = new TreeMap<>();
+  private final Map<String, Long> apiTimeNs = new TreeMap<>();
+  /** GPU work with measured GPU times, by kind: {count, GPU time ns, bytes}. */
+  private final Map<String, long[]> gpuWork = new TreeMap<>();
   private final Map<String, Long> kernelLaunches = new TreeMap<>();
   private final Map<Direction, Long> bytesCopied = new EnumMap<>(Direction.class);
   private final Map<Direction, Long> copies = new EnumMap<>(Direction.class);
@@ -42,8 +45,9 @@ public final class Counts {
     }
   }
 
-  void call(String function, boolean failed) {
+  void call(String function, boolean failed, long durationNs) {
     apiCalls.merge(function, 1L, Long::sum);
+    apiTimeNs.merge(function, Math.max(0, durationNs), Long::sum);
     if (failed) {
       failedCalls++;
     }
@@ -78,6 +82,13 @@ public final class Counts {
     frees++;
   }
 
+  void gpuWork(String kind, long gpuNs, long bytes) {
+    long[] w = gpuWork.computeIfAbsent(kind, k -> new long[3]);
+    w[0]++;
+    w[1] += gpuNs;
+    w[2] += bytes;
+  }
+
   void memset(long bytes) {
     memsets++;
     memsetBytes += bytes;
@@ -86,6 +97,20 @@ public final class Counts {
   /** Calls by runtime function name. */
   public Map<String, Long> apiCalls() {
     return apiCalls;
+  }
+
+  /** Time spent in calls by runtime function name, ns (each call's entry to its exit). */
+  public Map<String, Long> apiTimeNs() {
+    return apiTimeNs;
+  }
+
+  /**
+   * Work the GPU did with measured GPU times (CUPTI, imports), by kind ({@code kernel},
+   * {@code memset}, {@code memcpy h2d}, {@code memcpy d2h}, {@code memcpy d2d}, {@code memcpy p2p},
+   * ...): {count, GPU time ns, bytes}. Empty for a trace without GPU times.
+   */
+  public Map<String, long[]> gpuWork() {
+    return gpuWork;
   }
 
   /** Launches by kernel display name. */

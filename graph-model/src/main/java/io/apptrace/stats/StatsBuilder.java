@@ -92,7 +92,7 @@ final class StatsBuilder {
     if (e.getApi() != Api.API_UNSPECIFIED) {
       String fn = ApiNames.of(e);
       for (Counts c : scopes) {
-        c.call(fn, e.getResult() != 0);
+        c.call(fn, e.getResult() != 0, e.getDurationNs());
       }
     }
     body(p, t, e, scopes);
@@ -144,6 +144,7 @@ final class StatsBuilder {
           }
         }
       }
+      case GPU -> gpu(e.getGpu(), scopes);
       case SYMBOL -> {
         long dev = e.getSymbol().getDeviceAddress();
         if (dev != 0 && e.getSymbol().getBytes() >= 0 && p.memory.find(dev).isEmpty()) {
@@ -175,6 +176,34 @@ final class StatsBuilder {
     Copies.Classified c = Copies.classify(e, kindAt(p, e.getCopy().getSrc()), kindAt(p, e.getCopy().getDst()));
     for (Counts s : scopes) {
       s.copy(c.direction(), c.memory(), e.getCopy().getBytes());
+    }
+  }
+
+  /** A GPU activity record: what the GPU did, with its measured start and end. */
+  private static void gpu(io.apptrace.proto.GpuActivity g, Counts[] scopes) {
+    if (g.getEndNs() < g.getStartNs()) {
+      return; // damaged: a span that ends before it starts measures nothing
+    }
+    String kind = switch (g.getKind()) {
+      case GPU_KERNEL -> "kernel";
+      case GPU_MEMSET -> "memset";
+      case GPU_MEMCPY_PEER -> "memcpy p2p";
+      case GPU_MEMCPY -> switch (g.getCopyKind()) {
+        case HOST_TO_DEVICE -> "memcpy h2d";
+        case DEVICE_TO_HOST -> "memcpy d2h";
+        case DEVICE_TO_DEVICE -> g.getSrcDevice() != g.getDstDevice() && g.getSrcDevice() >= 0
+            && g.getDstDevice() >= 0 ? "memcpy p2p" : "memcpy d2d";
+        case HOST_TO_HOST -> "memcpy h2h";
+        default -> "memcpy";
+      };
+      default -> null;
+    };
+    if (kind == null) {
+      return;
+    }
+    long bytes = g.getKind() == io.apptrace.proto.GpuActivityKind.GPU_KERNEL ? 0 : g.getBytes();
+    for (Counts c : scopes) {
+      c.gpuWork(kind, g.getEndNs() - g.getStartNs(), bytes);
     }
   }
 

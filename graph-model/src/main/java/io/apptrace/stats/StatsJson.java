@@ -86,6 +86,14 @@ public final class StatsJson {
     ObjectNode ms = n.putObject("memsets");
     ms.put("count", c.memsets());
     ms.put("bytes", c.memsetBytes());
+    longs(n.putObject("api_time_ns"), c.apiTimeNs());
+    ObjectNode gpu = n.putObject("gpu_work");
+    c.gpuWork().forEach((kind, v) -> {
+      ObjectNode g = gpu.putObject(kind);
+      g.put("count", v[0]);
+      g.put("time_ns", v[1]);
+      g.put("bytes", v[2]);
+    });
     return n;
   }
 
