@@ -34,11 +34,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "demo",
-    header = "Builds, captures and graphs the bundled example on the simulated device.",
+    header = "Builds, captures, graphs and replays the bundled example on the simulated device.",
     description =
         "Builds the bundled example CUDA program (a multi-stream copy/compute pipeline),"
-            + " captures it on the simulated device, prints what it recorded, and builds its"
-            + " dependence graph.")
+            + " captures it on the simulated device, prints what it recorded, builds its"
+            + " dependence graph, and replays it on two bundled nodes (ac922 and dgx1),"
+            + " printing each projected timeline.")
 final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
   /** The nodes the demo replays on: NVLink 2.0 and PCIe 3.0 (seeds 002 sec. 2.9). */

@@ -12,6 +12,14 @@ class DemoCommandTest {
   @TempDir Path tmp;
 
   @Test
+  void helpSaysTheDemoAlsoReplays() {
+    Cli r = Cli.run("demo", "--help");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("replays it on two bundled nodes");
+    assertThat(Cli.run("--help").out()).containsPattern("demo +Builds, captures, graphs and replays");
+  }
+
+  @Test
   void demoBuildsCapturesAndSaysWhereTheOutputWent() {
     Cli r = Cli.run("demo", "--dir", tmp.toString());
     assertThat(r.exit()).as(r.err()).isZero();
