@@ -138,15 +138,29 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
-    List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program) : List.of();
+    List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program)
+        : new ArrayList<>();
     List<ReplayResult> results = new ArrayList<>();
-    for (Node n : targets) {
+    List<String> failed = new ArrayList<>();
+    List<Node> replayed = new ArrayList<>();
+    for (int i = 0; i < targets.size(); i++) {
+      Node n = targets.get(i);
       try {
         results.add(Replayer.replay(program, n, options.withSamples(timeline != null)));
+        replayed.add(n);
       } catch (ReplayException | NodeFileException e) {
-        throw new UserException(e.getMessage());
+        // one node that cannot run the program does not stop the others: its error stands in its place
+        failed.add(n.name() + ": " + e.getMessage());
+        if (!fallbacks.isEmpty()) {
+          fallbacks.remove(replayed.size());
+        }
       }
     }
+    if (results.isEmpty()) {
+      throw new UserException(failed.size() == 1 ? failed.get(0).substring(failed.get(0).indexOf(": ") + 2)
+          : "no node could replay the trace: " + String.join("; ", failed));
+    }
+    targets = replayed;
     write(opsCsv, out -> {
       try (Writer w = new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8)) {
         OpsCsv.write(results, w);
@@ -157,9 +171,14 @@ final class ReplayCommand implements Callable<Integer> {
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
       referenceJson(root, ref, fallbacks);
+      failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       new ReplayText(out).report(results, file.toString(), referenceLines(ref, targets, fallbacks));
+      for (String f : failed) {
+        out.println();
+        out.println("not replayed on " + f);
+      }
       for (Path p : new Path[] {opsCsv, timeline}) {
         if (p != null) {
           out.println("wrote " + p);
@@ -167,6 +186,12 @@ final class ReplayCommand implements Callable<Integer> {
       }
     }
     out.flush();
+    if (!failed.isEmpty()) {
+      PrintWriter err = spec.commandLine().getErr();
+      failed.forEach(f -> err.println("apptrace replay: " + f));
+      err.flush();
+      return ExitCodes.BAD_INPUT;
+    }
     return ExitCodes.OK;
   }
 

@@ -88,6 +88,17 @@ class ReplayCommandTest {
     assertThat(lacks.exit()).isEqualTo(1);
     assertThat(lacks.err().strip()).startsWith("apptrace replay: the trace uses device 1 (")
         .contains("which titan lacks (it has only gpu0); map it with --map gpu1=gpuN").doesNotContain("\n");
+    // among several nodes, the one that lacks a device reports its error in its place; the others replay
+    Cli some = Cli.run("replay", multigpu.toString(), "--node", "titan", "--node", "dgx1");
+    assertThat(some.exit()).isEqualTo(1);
+    assertThat(some.out()).contains("on dgx1: projected makespan")
+        .contains("not replayed on titan: the trace uses device 1 (");
+    assertThat(some.err().strip()).startsWith("apptrace replay: titan: the trace uses device 1 (").doesNotContain("\n");
+    var someJson = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Cli.run("replay", multigpu.toString(),
+        "--node", "titan", "--node", "dgx1", "--json").out());
+    assertThat(someJson.path("nodes")).hasSize(1);
+    assertThat(someJson.path("nodes").get(0).path("node").asText()).isEqualTo("dgx1");
+    assertThat(someJson.path("not_replayed").get(0).asText()).startsWith("titan: the trace uses device 1");
     Cli mapped = Cli.run("replay", multigpu.toString(), "--node", "titan", "--map", "gpu1=gpu0", "--json");
     assertThat(mapped.exit()).as(mapped.err()).isZero();
     Cli bad = Cli.run("replay", multigpu.toString(), "--node", "titan", "--map", "1:0");
