@@ -77,14 +77,37 @@ final class ImportCommand implements Callable<Integer> {
     }
     long t0 = System.nanoTime();
     Importer.Result r;
+    java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+    StatusLine progress = new StatusLine(spec.commandLine().getErr(), System.console() != null);
+    java.util.concurrent.ScheduledExecutorService ticker = progress.live() ? java.util.concurrent.Executors
+        .newSingleThreadScheduledExecutor(task -> {
+          Thread t = new Thread(task, "apptrace-import-progress");
+          t.setDaemon(true);
+          return t;
+        }) : null;
+    if (ticker != null) {
+      ticker.scheduleAtFixedRate(() -> progress.show(String.format(java.util.Locale.ROOT,
+          "apptrace: importing %s: %,d source records read (%,.0f/s)", file.getFileName(), read.get(),
+          read.get() / Math.max(1e-9, progress.seconds()))), 250, 250, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
     try {
-      r = Importer.run(file, out, o);
+      r = Importer.run(file, out, o.withProgress(read));
     } catch (Importer.ImportException e) {
       throw new UserException(file + ": " + e.getMessage());
     } catch (java.nio.file.AccessDeniedException e) {
       throw new UserException("cannot write " + out + ": permission denied");
     } catch (IOException e) {
       throw new UserException("cannot import " + file + ": " + e.getMessage());
+    } finally {
+      if (ticker != null) {
+        ticker.shutdownNow();
+        try {
+          ticker.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      progress.clear();
     }
     double seconds = (System.nanoTime() - t0) * 1e-9;
     PrintWriter pw = spec.commandLine().getOut();

@@ -65,8 +65,8 @@ final class RunCommand implements Callable<Integer> {
     CaptureResult r;
     try {
       r = new Capture(opts).run(RunCommand::forwardSignals, p -> progress.show(String.format(Locale.ROOT,
-          "apptrace: recording: %d process%s, %,d events ", p.processes(), p.processes() == 1 ? "" : "es",
-          p.events())), 250);
+          "apptrace: recording: %d process%s, %,d events (%,.0f/s) ", p.processes(), p.processes() == 1 ? "" : "es",
+          p.events(), p.events() / Math.max(1e-9, progress.seconds()))), 250);
     } catch (CaptureException e) {
       throw new UserException(e.getMessage(), e.exitCode());
     } finally {

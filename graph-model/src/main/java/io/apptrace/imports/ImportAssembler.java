@@ -158,6 +158,21 @@ final class ImportAssembler implements Closeable {
   /** The pid orphan GPU work goes to, per process key (absent: the key is the pid). */
   private final Map<Long, Long> processPids = new HashMap<>();
   private long seq;
+  /** Source records handed over so far, published every 4,096 for a progress line on another thread. */
+  private java.util.concurrent.atomic.AtomicLong progress = new java.util.concurrent.atomic.AtomicLong();
+
+  /** Where the count of source records handed over is published (for a progress line). */
+  void progressTo(java.util.concurrent.atomic.AtomicLong sink) {
+    progress = sink;
+  }
+
+  /** The next sequence number of a source record. */
+  private long nextSeq() {
+    if ((seq & 4095) == 0) {
+      progress.lazySet(seq);
+    }
+    return seq++;
+  }
   private final long[] scratch = new long[Math.max(G_WIDTH, J_WIDTH)];
   private String hostname = "";
 
@@ -181,7 +196,7 @@ final class ImportAssembler implements Closeable {
     long[] r = scratch;
     r[C_PROC] = proc;
     r[C_CORR] = corr;
-    r[C_SEQ] = seq++;
+    r[C_SEQ] = nextSeq();
     r[C_PID] = pid;
     r[C_TID] = tid;
     r[C_START] = startNs;
@@ -193,7 +208,7 @@ final class ImportAssembler implements Closeable {
 
   /** A GPU operation: fill a {@link #gpuRecord()} and pass it here. */
   void gpu(long[] r) {
-    r[G_SEQ] = seq++;
+    r[G_SEQ] = nextSeq();
     gpu.add(r);
   }
 
@@ -212,7 +227,7 @@ final class ImportAssembler implements Closeable {
     long[] r = scratch;
     r[S_PROC] = proc;
     r[S_CORR] = corr;
-    r[S_SEQ] = seq++;
+    r[S_SEQ] = nextSeq();
     r[S_TYPE] = type;
     r[S_STREAM] = stream;
     r[S_EVENT] = event;
@@ -226,7 +241,7 @@ final class ImportAssembler implements Closeable {
     long[] r = scratch;
     r[R_PROC] = proc;
     r[R_CORR] = corr;
-    r[R_SEQ] = seq++;
+    r[R_SEQ] = nextSeq();
     r[R_STREAM] = stream;
     r[R_EVENT] = event;
     r[R_DEVICE] = device;

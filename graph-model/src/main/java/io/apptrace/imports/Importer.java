@@ -62,22 +62,31 @@ public final class Importer {
       Map<String, Long> imported, Map<String, Long> warnings, List<String> notes, String truncatedAt,
       long threads, long events) {}
 
-  /** Options: where temporary files go; how many records each sort holds in memory. */
-  public record Options(Path tmpDir, int chunkRecords, long kinetoDefaultStream) {
+  /**
+   * Options: where temporary files go; how many records each sort holds in memory; where the count
+   * of source records read so far is published (for a progress line; read it from any thread).
+   */
+  public record Options(Path tmpDir, int chunkRecords, long kinetoDefaultStream,
+      java.util.concurrent.atomic.AtomicLong progress) {
     public static Options defaults() {
-      return new Options(Path.of(System.getProperty("java.io.tmpdir")), RecordSorter.DEFAULT_CHUNK, 7);
+      return new Options(Path.of(System.getProperty("java.io.tmpdir")), RecordSorter.DEFAULT_CHUNK, 7,
+          new java.util.concurrent.atomic.AtomicLong());
     }
 
     public Options withTmpDir(Path p) {
-      return new Options(p, chunkRecords, kinetoDefaultStream);
+      return new Options(p, chunkRecords, kinetoDefaultStream, progress);
     }
 
     public Options withChunkRecords(int n) {
-      return new Options(tmpDir, n, kinetoDefaultStream);
+      return new Options(tmpDir, n, kinetoDefaultStream, progress);
     }
 
     public Options withKinetoDefaultStream(long s) {
-      return new Options(tmpDir, chunkRecords, s);
+      return new Options(tmpDir, chunkRecords, s, progress);
+    }
+
+    public Options withProgress(java.util.concurrent.atomic.AtomicLong sink) {
+      return new Options(tmpDir, chunkRecords, kinetoDefaultStream, sink);
     }
   }
 
@@ -237,6 +246,7 @@ public final class Importer {
       }
     }
     try (SqliteFile db = SqliteFile.open(file); ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
+      a.progressTo(o.progress());
       if (NsysReader.isNsys(db)) {
         NsysReader r = new NsysReader(db, a);
         r.read();
@@ -270,6 +280,7 @@ public final class Importer {
   private static Result kineto(Path in, boolean gz, Path partial, Path out, Path tmp, Options o)
       throws ImportException, IOException {
     try (ImportAssembler a = new ImportAssembler(tmp, o.chunkRecords())) {
+      a.progressTo(o.progress());
       KinetoReader r = new KinetoReader(a, o.kinetoDefaultStream());
       try {
         r.read(() -> openUnchecked(in, gz));
