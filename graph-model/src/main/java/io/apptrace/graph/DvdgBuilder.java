@@ -36,6 +36,7 @@ public final class DvdgBuilder {
   private final Map<Integer, Proc> procs = new HashMap<>();
   private final List<Race> races = new ArrayList<>();
   private final Warnings warnings = new Warnings();
+  private final KernelCoverage kernels = new KernelCoverage();
   /** Per operation: its stream's index in its process, and its number in that stream. */
   private final IntRows opOrder = new IntRows(2);
   /** The values one operation reads, as its reads find them (reused). */
@@ -627,7 +628,7 @@ public final class DvdgBuilder {
         int[] order = opOrder.chunk(producer);
         int at = opOrder.base(producer);
         if (order[at] != s.index && !p.order.seen(s, order[at], order[at + 1])) {
-          races.add(new Race(producer, op, v));
+          races.add(Race.between(ops, producer, op, v, c));
         }
       }
     }
@@ -815,6 +816,6 @@ public final class DvdgBuilder {
     if (calls != null) {
       calls.trim();
     }
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls, kernels);
   }
 }

@@ -259,6 +259,50 @@ class DvdgTest {
   }
 
   /**
+   * Race confidence (docs/GRAPH.md, "Races"): a race with a kernel on either end rests on its
+   * inferred footprint, and here also on a write assumed through a non-const pointer whose code
+   * was not read: possible, not certain, with both guesses named.
+   */
+  @Test
+  void aRaceWithAKernelIsPossibleAndNamesItsGuesses() throws Exception {
+    Dvdg g = twoStreams(false, false).build(tmp);
+    assertThat(g.races()).singleElement().satisfies(r -> {
+      assertThat(r.certain()).isFalse();
+      assertThat(r.confidence()).isEqualTo("possible");
+      assertThat(r.guessSet()).containsExactly(Race.Guess.KERNEL_FOOTPRINT, Race.Guess.ASSUMED_WRITE);
+    });
+    DvdgSummary s = DvdgSummary.of(g);
+    assertThat(s.certainRaces()).isZero();
+    assertThat(s.possibleRaces()).isEqualTo(1);
+  }
+
+  /**
+   * Race confidence: two copies, whose ranges are known, in two non-blocking streams with nothing
+   * between them: a certain race.
+   *
+   * <pre>
+   *   stream A:  host -> buf (H2D) .....................
+   *   stream B:  ..................... buf -> host (D2H)   &lt;- certain race
+   * </pre>
+   */
+  @Test
+  void aRaceBetweenTwoCopiesIsCertain() throws Exception {
+    Dvdg g = new TraceFixture()
+        .streamCreate(0xA, 1).streamCreate(0xB, 1)
+        .cudaMallocHost(0x10000, 4096).cudaMallocHost(0x30000, 4096).cudaMalloc(0x20000, 4096)
+        .memcpyAsync(0x20000, 0x10000, 4096, CopyKind.HOST_TO_DEVICE, 0xA)
+        .memcpyAsync(0x30000, 0x20000, 4096, CopyKind.DEVICE_TO_HOST, 0xB)
+        .build(tmp);
+    assertThat(g.races()).singleElement().satisfies(r -> {
+      assertThat(r.certain()).isTrue();
+      assertThat(r.guesses()).isEmpty();
+    });
+    java.io.StringWriter w = new java.io.StringWriter();
+    JsonExport.write(g, CallSites.none(), w);
+    assertThat(w.toString()).contains("\"race\":\"certain\"").contains("\"race_writer\":0");
+  }
+
+  /**
    * The same with cudaEventRecord(e, A) after the writer and cudaStreamWaitEvent(B, e) before the
    * reader: ordered, no race.
    */
