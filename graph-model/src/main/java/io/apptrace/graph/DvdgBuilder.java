@@ -217,8 +217,33 @@ public final class DvdgBuilder {
     return lastProc;
   }
 
-  /** The next event, in time order. */
+  /** Holds each event back for a window of later ones, which the slices rule looks into. */
+  private final FootprintTiling tiling = new FootprintTiling();
+  private final FootprintTiling.Layouts layoutsOf = (pid, id) -> layout(proc(pid), id);
+
+  /** The parameter layout of kernel {@code id} of process {@code p}, or null when not recorded. */
+  private static KernelAccesses.Layout layout(Proc p, long id) {
+    KernelAccesses.Layout l = p.layouts.get(id);
+    if (l == null) {
+      KernelInfo info = p.kernels.get(id);
+      if (info == null) {
+        return null;
+      }
+      l = new KernelAccesses.Layout(info);
+      p.layouts.put(id, l);
+    }
+    return l;
+  }
+
+  /** The next event, in time order (processed once a window of later events has come). */
   public void add(GraphEvent ev) {
+    GraphEvent due = tiling.offer(ev);
+    if (due != null) {
+      process(due);
+    }
+  }
+
+  private void process(GraphEvent ev) {
     GraphEvent.Call c = ev.call();
     if (c.tid() == 0) {
       return; // the collector's own records
@@ -747,8 +772,7 @@ public final class DvdgBuilder {
     KernelInfo info = same ? t.kernel : p.kernels.get(l.kernelId());
     int name = same ? t.kernelName : p.kernelNames.computeIfAbsent(l.kernelId(),
         id -> ops.nameId(info != null ? KernelNames.of(info) : "kernel@0x" + Long.toHexString(id)));
-    KernelAccesses.Layout layout = same ? t.layout
-        : info == null ? null : p.layouts.computeIfAbsent(l.kernelId(), id -> new KernelAccesses.Layout(info));
+    KernelAccesses.Layout layout = same ? t.layout : info == null ? null : layout(p, l.kernelId());
     t.kernelId = l.kernelId();
     t.kernel = info;
     t.kernelName = name;
@@ -766,30 +790,8 @@ public final class DvdgBuilder {
     launchResolver.thread = t;
     launchResolver.device = dev;
     KernelAccesses.of(l.args(), layout, launchResolver, accesses);
-    // The bytes the kernel is taken to touch through each pointer (the arguments cannot say): the
-    // range the last write starting exactly there covered, when there is one (a chunked
-    // pipeline hands each kernel the chunk its stream copied in); else the size of the smallest
-    // such range at its other pointers (a kernel given a chunk in works on a chunk out); else to
-    // the end of the allocation.
+    long[] spans = footprints(l, accesses);
     int n = accesses.size();
-    if (launchSpans.length < n) {
-      launchSpans = new long[Math.max(n, launchSpans.length * 2)];
-    }
-    long[] spans = launchSpans;
-    long chunk = Long.MAX_VALUE;
-    for (int i = 0; i < n; i++) {
-      KernelAccesses.Access a = accesses.get(i);
-      spans[i] = a.allocation.writes.rangeStartingAt(a.offset);
-      if (spans[i] > 0) {
-        chunk = Math.min(chunk, spans[i]);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (spans[i] == 0) {
-        KernelAccesses.Access a = accesses.get(i);
-        spans[i] = Math.min(chunk, a.allocation.bytes() - a.offset);
-      }
-    }
     for (int i = 0; i < n; i++) { // every read before any write: in-place kernels
       KernelAccesses.Access a = accesses.get(i);
       read(p, op, s, a.allocation, a.offset, spans[i], a.read);
@@ -803,10 +805,56 @@ public final class DvdgBuilder {
     }
   }
 
+  /**
+   * The bytes a launch is taken to touch through each of its accesses (its arguments cannot say),
+   * by the first rule that gives an answer (docs/GRAPH.md): the range a copy or memset last wrote
+   * starting exactly at the pointer (a chunked pipeline hands each kernel the chunk its stream
+   * copied in); the smallest chunk (a range short of its allocation's end) the first rule found at
+   * the launch's other pointers (a kernel given a chunk in works on a chunk out); up to the next
+   * pointer into the allocation among the coming launches of the same shape
+   * ({@link FootprintTiling}: slices); the allocation's end.
+   */
+  private long[] footprints(GraphEvent.LaunchCall l, List<KernelAccesses.Access> accesses) {
+    int n = accesses.size();
+    if (launchSpans.length < n) {
+      launchSpans = new long[Math.max(n, launchSpans.length * 2)];
+    }
+    long[] spans = launchSpans;
+    long chunk = Long.MAX_VALUE;
+    for (int i = 0; i < n; i++) {
+      KernelAccesses.Access a = accesses.get(i);
+      WriteMap w = a.allocation.writes;
+      long span = w.rangeStartingAt(a.offset);
+      if (span > 0 && ops.kind(values.producer(w.valueStartingAt(a.offset))) == OpKind.KERNEL) {
+        span = 0; // another kernel's footprint was inferred: no evidence
+      }
+      spans[i] = span;
+      if (span > 0 && span < a.allocation.bytes() - a.offset) {
+        chunk = Math.min(chunk, span);
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (spans[i] == 0) {
+        KernelAccesses.Access a = accesses.get(i);
+        long rest = a.allocation.bytes() - a.offset;
+        if (chunk != Long.MAX_VALUE) {
+          spans[i] = Math.min(chunk, rest);
+        } else {
+          long start = a.allocation.start() + a.offset;
+          spans[i] = tiling.end(l, start, start + rest, layoutsOf) - start;
+        }
+      }
+    }
+    return spans;
+  }
+
   /** The graph; the builder cannot be used afterwards. */
   public Dvdg build() {
     if (built) {
       throw new IllegalStateException("build() was already called");
+    }
+    for (GraphEvent e = tiling.poll(); e != null; e = tiling.poll()) {
+      process(e);
     }
     built = true;
     ops.finish();

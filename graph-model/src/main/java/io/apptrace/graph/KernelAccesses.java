@@ -87,6 +87,38 @@ final class KernelAccesses {
       size = java.util.Arrays.copyOf(z, n);
       firstWord = java.util.Arrays.copyOf(w, n);
     }
+
+    /** {@link KernelAccesses#lowestPointerIn} for this layout. */
+    long lowestPointerIn(byte[] args, long from, long before) {
+      return KernelAccesses.lowestPointerIn(args, this, from, before);
+    }
+  }
+
+  /**
+   * The lowest pointer word of {@code args} (laid out as {@code layout} says) in
+   * {@code [from, before)}, or {@code before} when there is none: pointer parameters, and the
+   * aligned words of structs and untyped parameters.
+   */
+  static long lowestPointerIn(byte[] args, Layout layout, long from, long before) {
+    long lowest = before;
+    for (int i = 0; i < layout.type.length; i++) {
+      int at = layout.at[i];
+      int size = layout.size[i];
+      if (at + size > args.length) {
+        continue;
+      }
+      int first = layout.type[i] == Layout.WORDS ? layout.firstWord[i] : 0;
+      if (layout.type[i] != Layout.WORDS && size != 8) {
+        continue;
+      }
+      for (int o = first; o + 8 <= size; o += 8) {
+        long w = (long) LONG_LE.get(args, at + o);
+        if (Long.compareUnsigned(w, from) >= 0 && Long.compareUnsigned(w, lowest) < 0) {
+          lowest = w;
+        }
+      }
+    }
+    return lowest;
   }
 
   private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,

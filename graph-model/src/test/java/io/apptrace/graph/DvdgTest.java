@@ -470,6 +470,50 @@ class DvdgTest {
     }
   }
 
+  /**
+   * The slices rule (docs/GRAPH.md, "Kernel reads and writes"), the pattern of the CUDA sample
+   * simpleStreams: a kernel over the whole 4096-byte buffer (4 blocks) in the legacy stream, then
+   * in each of four streams the same kernel over one slice (1 block), given base + k * 1024, and
+   * the slice copied out. Each slice's footprint ends where the next launch's slice begins, the
+   * last at the buffer's end: each stream reads and writes its own slice, and nothing is a race.
+   *
+   * <pre>
+   *   legacy:   init(buf)                     [0, 4096)
+   *   stream k: init(buf + k*1024) -> D2H      [k*1024, (k+1)*1024)
+   * </pre>
+   */
+  @Test
+  void slicesOfOneBufferEndWhereTheNextSliceBegins() throws Exception {
+    TraceFixture f = new TraceFixture().cudaMalloc(0x40000, 4096).cudaMalloc(0x50000, 4)
+        .cudaMallocHost(0x60000, 4096)
+        .memcpy(0x50000, 0x60000, 4, CopyKind.HOST_TO_DEVICE)
+        .kernel(3, "_Z10init_arrayPiPKii", ptr(), constPtr(), scalar(4));
+    for (int s = 0; s < 4; s++) {
+      f.streamCreate(0x100 + s, 0);
+    }
+    f.launchGrid(3, 0, 4, 0x40000, 0x50000, 1);
+    for (int round = 0; round < 2; round++) {
+      for (int s = 0; s < 4; s++) {
+        f.launchGrid(3, 0x100 + s, 1, 0x40000 + s * 1024, 0x50000, 1);
+      }
+      for (int s = 0; s < 4; s++) {
+        f.memcpyAsync(0x60000 + s * 1024, 0x40000 + s * 1024, 1024, CopyKind.DEVICE_TO_HOST, 0x100 + s);
+      }
+    }
+    Dvdg g = f.build(tmp);
+    assertThat(g.races()).isEmpty();
+    OperationTable ops = g.operations();
+    assertThat(g.values().bytes(ops.output(1, 0))).as("the whole-buffer launch").isEqualTo(4096);
+    for (int round = 0; round < 2; round++) {
+      for (int s = 0; s < 4; s++) {
+        int kernel = 2 + round * 8 + s;
+        int out = ops.output(kernel, 0);
+        assertThat(g.values().offset(out)).isEqualTo(s * 1024L);
+        assertThat(g.values().bytes(out)).as("round %d, slice %d", round, s).isEqualTo(1024L);
+      }
+    }
+  }
+
   /** Frees of unknown pointers and copies from unknown device addresses: counted, never fatal. */
   @Test
   void unknownPointersAreWarningsNotFailures() throws Exception {
