@@ -221,15 +221,22 @@ public final class DvdgBuilder {
   private final FootprintTiling tiling = new FootprintTiling();
   private final FootprintTiling.Layouts layoutsOf = (pid, id) -> layout(proc(pid), id);
 
-  /** The parameter layout of kernel {@code id} of process {@code p}, or null when not recorded. */
-  private static KernelAccesses.Layout layout(Proc p, long id) {
+  /** What the kernels' code says of their pointers (none for imported traces: no arguments). */
+  private final KernelCode code = new KernelCode(kernels);
+
+  /**
+   * The parameter layout of kernel {@code id} of process {@code p}, with what its code says of
+   * each parameter; null when its parameters were not recorded.
+   */
+  private KernelAccesses.Layout layout(Proc p, long id) {
     KernelAccesses.Layout l = p.layouts.get(id);
     if (l == null) {
       KernelInfo info = p.kernels.get(id);
       if (info == null) {
         return null;
       }
-      l = new KernelAccesses.Layout(info);
+      PtxParamUse.Uses uses = imported ? null : code.of(p.pid, p.modules, info, KernelNames.of(info));
+      l = new KernelAccesses.Layout(info, uses);
       p.layouts.put(id, l);
     }
     return l;
@@ -794,7 +801,9 @@ public final class DvdgBuilder {
     int n = accesses.size();
     for (int i = 0; i < n; i++) { // every read before any write: in-place kernels
       KernelAccesses.Access a = accesses.get(i);
-      read(p, op, s, a.allocation, a.offset, spans[i], a.read);
+      if (a.read != null) {
+        read(p, op, s, a.allocation, a.offset, spans[i], a.read);
+      }
     }
     reads.clear();
     for (int i = 0; i < n; i++) {
