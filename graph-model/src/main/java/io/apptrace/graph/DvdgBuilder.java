@@ -77,6 +77,8 @@ public final class DvdgBuilder {
     /** Call-log ids of event handles. */
     final LongIntMap eventIds = new LongIntMap();
     final List<Module> modules = new ArrayList<>();
+    /** Pointers copied into device variables (cudaMemcpyToSymbol). */
+    final SymbolPointers symbolPointers = new SymbolPointers();
 
     Proc(int pid) {
       this.pid = pid;
@@ -744,6 +746,9 @@ public final class DvdgBuilder {
       Allocation dst = at(pid, p, c.dst(), dstSpan, dstOnDevice,
           c.dstDevice() >= 0 ? c.dstDevice() : dev, "copy to", dstAt);
       write(op, dst, c.dst() - dst.start(), dstSpan, Confidence.EXACT);
+      if (c.symbolData() != null && !dst.implicit()) {
+        p.symbolPointers.copied(dst, c.dst() - dst.start(), c.symbolData());
+      }
     } else if (imported) {
       endpointWrite(pid, op, k.dst(), dstOnDevice ? deviceOf(c.dstDevice(), dev) : -1, c.bytes());
     }
@@ -797,6 +802,12 @@ public final class DvdgBuilder {
     launchResolver.thread = t;
     launchResolver.device = dev;
     KernelAccesses.of(l.args(), layout, launchResolver, accesses);
+    if (!p.symbolPointers.isEmpty()) {
+      p.symbolPointers.reach(layout.uses, launchResolver, accesses);
+    }
+    if (accesses.isEmpty()) {
+      kernels.launchWithoutAccess(ops.name(op));
+    }
     long[] spans = footprints(l, accesses);
     int n = accesses.size();
     for (int i = 0; i < n; i++) { // every read before any write: in-place kernels

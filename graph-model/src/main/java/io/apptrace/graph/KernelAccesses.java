@@ -63,6 +63,8 @@ final class KernelAccesses {
     /** How sure a read and a write through the parameter are (null: none, per the code). */
     private final Confidence[] read;
     private final Confidence[] write;
+    /** What the kernel's code says, or null when it could not be read. */
+    final PtxParamUse.Uses uses;
 
     Layout(KernelInfo info) {
       this(info, null);
@@ -70,6 +72,7 @@ final class KernelAccesses {
 
     /** The layout, with what the kernel's code says of each parameter ({@code uses} null: unread). */
     Layout(KernelInfo info, PtxParamUse.Uses uses) {
+      this.uses = uses;
       int n = 0;
       int[] t = new int[info.getParamsCount()];
       int[] a = new int[t.length];
@@ -194,7 +197,11 @@ final class KernelAccesses {
     }
   }
 
-  private static void word(long address, Resolver resolver, List<Access> byAlloc,
+  /**
+   * Adds (or merges into the access to its allocation) a read and a write, either null, through
+   * {@code address}, when it points into memory a kernel can reach.
+   */
+  static void word(long address, Resolver resolver, List<Access> byAlloc,
       Confidence read, Confidence write) {
     if (address == 0) {
       return;

@@ -28,11 +28,21 @@ final class PtxParamUse {
   /** The code does something with them this analysis cannot follow. */
   static final int UNKNOWN = 4;
 
-  /** What one kernel does: per parameter (by ordinal), and per module variable it reads, by name. */
+  /**
+   * What one kernel does: per parameter (by ordinal), and per word of a module variable it reads,
+   * keyed {@code name@offset} ({@code name@*} where it reads the variable at offsets it computes).
+   */
   record Uses(int[] params, Map<String, Integer> variables) {
     /** Flags of parameter {@code i}; UNKNOWN when the kernel has fewer parameters in its PTX. */
     int param(int i) {
       return i >= 0 && i < params.length ? params[i] : UNKNOWN;
+    }
+
+    /** Flags of the pointer at {@code offset} of variable {@code name}; -1 when the kernel never reads it. */
+    int variable(String name, long offset) {
+      Integer at = variables.get(name + "@" + offset);
+      Integer any = variables.get(name + "@*");
+      return at == null && any == null ? -1 : (at == null ? 0 : at) | (any == null ? 0 : any);
     }
   }
 
@@ -197,7 +207,7 @@ final class PtxParamUse {
     }
     String named = source(base);
     if (named != null) {
-      got.add(named);
+      got.add(named.startsWith("var:") ? named + "@" + offset(st[2]) : named);
     } else if (base.startsWith("%")) {
       got.addAll(addressOf.getOrDefault(base, Set.of()));
       mark(valueOf.getOrDefault(base, Set.of()), LOAD);
@@ -217,8 +227,8 @@ final class PtxParamUse {
     }
     mark(valueOf.getOrDefault(base, Set.of()), how);
     String named = source(base);
-    if (named != null && how != 0) {
-      mark(Set.of(named), UNKNOWN); // the kernel writes a parameter or a variable itself
+    if (named != null && how != 0) { // the kernel writes a parameter or a variable itself
+      mark(Set.of(named.startsWith("var:") ? named + "@" + offset(st[i]) : named), UNKNOWN);
     }
     mark(addressOf.getOrDefault(base, Set.of()), how == 0 ? 0 : UNKNOWN);
   }
@@ -253,7 +263,7 @@ final class PtxParamUse {
       }
       String named = source(st[i]);
       if (named != null) {
-        addresses.add(named);
+        addresses.add(named.startsWith("var:") ? named + "@*" : named); // its address: any offset
       }
     }
     List<String> dst = registers(st[1]);
@@ -286,6 +296,20 @@ final class PtxParamUse {
     String inner = operand.substring(1, operand.length() - 1).trim();
     int plus = inner.indexOf('+');
     return (plus >= 0 ? inner.substring(0, plus) : inner).trim();
+  }
+
+  /** The offset of an address operand {@code [base+offset]} (0 without one; "*" if not a number). */
+  private static String offset(String operand) {
+    String inner = operand.substring(1, operand.length() - 1);
+    int plus = inner.indexOf('+');
+    if (plus < 0) {
+      return "0";
+    }
+    try {
+      return Long.toString(Long.decode(inner.substring(plus + 1).trim()));
+    } catch (NumberFormatException e) {
+      return "*";
+    }
   }
 
   /** The registers an operand names ({@code %rd1}, or each of a vector {@code {%r1, %r2}}). */

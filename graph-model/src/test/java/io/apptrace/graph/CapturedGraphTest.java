@@ -173,4 +173,26 @@ class CapturedGraphTest {
       assertThat(r.guessSet()).containsExactly(Race.Guess.KERNEL_FOOTPRINT);
     });
   }
+
+  /**
+   * Rodinia heartwall's pattern (tests/cuda/constant_pointers.cu): scale() has no parameter and
+   * reaches its buffers through pointers in a __constant__ struct filled by cudaMemcpyToSymbol.
+   * It reads d_in (what the first copy wrote) and writes d_out (what the copy back reads), as its
+   * PTX says. idle() touches no memory at all: the summary counts it.
+   */
+  @Test
+  void pointersInAConstantStructAreTheKernelsAccesses() throws Exception {
+    Dvdg g = capture("constant_pointers");
+    OperationTable ops = g.operations();
+    int scale = IntStream.range(0, ops.size()).filter(op -> ops.name(op).equals("scale")).findFirst().orElseThrow();
+    assertThat(ops.inputCount(scale)).isEqualTo(1);
+    assertThat(ops.name(g.values().producer(ops.input(scale, 0)))).isEqualTo("cudaMemcpy");
+    assertThat(ops.inputConfidence(scale, 0)).isEqualTo(Confidence.FROM_SYMBOL);
+    assertThat(ops.outputCount(scale)).isEqualTo(1);
+    assertThat(ops.outputConfidence(scale, 0)).isEqualTo(Confidence.FROM_SYMBOL);
+    int back = ops.size() - 1;
+    assertThat(ops.name(back)).isEqualTo("cudaMemcpy");
+    assertThat(g.values().producer(ops.input(back, 0))).as("the copy back reads what scale wrote").isEqualTo(scale);
+    assertThat(g.kernels().withoutAccess()).containsExactly(java.util.Map.entry("idle", 1));
+  }
 }

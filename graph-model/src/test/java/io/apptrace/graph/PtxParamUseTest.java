@@ -72,7 +72,10 @@ class PtxParamUseTest {
         ret;
         }""");
     assertThat(u.params()).isEmpty();
-    assertThat(u.variables()).containsEntry("d_params", LOAD | STORE);
+    assertThat(u.variable("d_params", 0)).as("in").isEqualTo(LOAD);
+    assertThat(u.variable("d_params", 8)).as("out").isEqualTo(STORE);
+    assertThat(u.variable("d_params", 16)).as("n, read but no pointer").isZero();
+    assertThat(u.variable("other", 0)).as("a variable the kernel never reads").isEqualTo(-1);
   }
 
   /** A pointer stored to memory or passed to a function cannot be followed: unknown. */
