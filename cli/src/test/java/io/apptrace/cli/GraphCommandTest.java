@@ -78,6 +78,22 @@ class GraphCommandTest {
     assertThat(Cli.run("graph", trace.toString()).exit()).as("the trace is still a trace, not JSON").isZero();
   }
 
+  /**
+   * constant_pointers.cu: scale() reaches memory through a __constant__ struct, so it has
+   * accesses; idle() touches none, and the summary says its reads and writes are missing.
+   */
+  @Test
+  void summaryCountsKernelsWithNoKnownMemoryAccess() throws Exception {
+    Path trace = capture("constant_pointers");
+    Cli r = Cli.run("graph", trace.toString());
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("1 kernel with no known memory access: their reads and writes are missing from"
+        + " the graph").contains("  idle (1 launch)").doesNotContain("not analysed");
+    JsonNode j = new ObjectMapper().readTree(Cli.run("graph", trace.toString(), "--summary", "--json").out());
+    assertThat(j.path("kernels_without_access").path("idle").asInt()).isEqualTo(1);
+    assertThat(j.path("kernels_without_access").has("scale")).isFalse();
+  }
+
   @Test
   void writesGraphMlDotAndJsonWithTheDocumentedAttributes() throws Exception {
     Path trace = capture("vecadd");

@@ -42,9 +42,8 @@ public final class DvdgBuilder {
   /** The values one operation reads, as its reads find them (reused). */
   private final WriteMap.Reads reads = new WriteMap.Reads();
 
-  /** A launch's accesses and the bytes taken for each (reused from launch to launch). */
+  /** A launch's accesses (reused from launch to launch). */
   private final List<KernelAccesses.Access> launchAccesses = new ArrayList<>();
-  private long[] launchSpans = new long[8];
 
   /** The allocation a launch's argument points into: the launching thread's device first. */
   private static final class LaunchResolver implements KernelAccesses.Resolver {
@@ -221,7 +220,8 @@ public final class DvdgBuilder {
 
   /** Holds each event back for a window of later ones, which the slices rule looks into. */
   private final FootprintTiling tiling = new FootprintTiling();
-  private final FootprintTiling.Layouts layoutsOf = (pid, id) -> layout(proc(pid), id);
+  private final KernelFootprints footprints = new KernelFootprints(ops, values, tiling,
+      (pid, id) -> layout(proc(pid), id));
 
   /** What the kernels' code says of their pointers (none for imported traces: no arguments). */
   private final KernelCode code = new KernelCode(kernels);
@@ -808,7 +808,7 @@ public final class DvdgBuilder {
     if (accesses.isEmpty()) {
       kernels.launchWithoutAccess(ops.name(op));
     }
-    long[] spans = footprints(l, accesses);
+    long[] spans = footprints.of(l, accesses);
     int n = accesses.size();
     for (int i = 0; i < n; i++) { // every read before any write: in-place kernels
       KernelAccesses.Access a = accesses.get(i);
@@ -823,49 +823,6 @@ public final class DvdgBuilder {
         write(op, a.allocation, a.offset, spans[i], a.write);
       }
     }
-  }
-
-  /**
-   * The bytes a launch is taken to touch through each of its accesses (its arguments cannot say),
-   * by the first rule that gives an answer (docs/GRAPH.md): the range a copy or memset last wrote
-   * starting exactly at the pointer (a chunked pipeline hands each kernel the chunk its stream
-   * copied in); the smallest chunk (a range short of its allocation's end) the first rule found at
-   * the launch's other pointers (a kernel given a chunk in works on a chunk out); up to the next
-   * pointer into the allocation among the coming launches of the same shape
-   * ({@link FootprintTiling}: slices); the allocation's end.
-   */
-  private long[] footprints(GraphEvent.LaunchCall l, List<KernelAccesses.Access> accesses) {
-    int n = accesses.size();
-    if (launchSpans.length < n) {
-      launchSpans = new long[Math.max(n, launchSpans.length * 2)];
-    }
-    long[] spans = launchSpans;
-    long chunk = Long.MAX_VALUE;
-    for (int i = 0; i < n; i++) {
-      KernelAccesses.Access a = accesses.get(i);
-      WriteMap w = a.allocation.writes;
-      long span = w.rangeStartingAt(a.offset);
-      if (span > 0 && ops.kind(values.producer(w.valueStartingAt(a.offset))) == OpKind.KERNEL) {
-        span = 0; // another kernel's footprint was inferred: no evidence
-      }
-      spans[i] = span;
-      if (span > 0 && span < a.allocation.bytes() - a.offset) {
-        chunk = Math.min(chunk, span);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (spans[i] == 0) {
-        KernelAccesses.Access a = accesses.get(i);
-        long rest = a.allocation.bytes() - a.offset;
-        if (chunk != Long.MAX_VALUE) {
-          spans[i] = Math.min(chunk, rest);
-        } else {
-          long start = a.allocation.start() + a.offset;
-          spans[i] = tiling.end(l, start, start + rest, layoutsOf) - start;
-        }
-      }
-    }
-    return spans;
   }
 
   /** The graph; the builder cannot be used afterwards. */
