@@ -26,8 +26,8 @@ final class KernelFootprints {
 
   /**
    * The bytes a launch is taken to touch through each of its accesses (its arguments cannot say),
-   * by the first rule that gives an answer (docs/GRAPH.md): the chunk (a range short of its
-   * allocation's end) a copy or memset last wrote starting exactly at the pointer (a chunked
+   * by the first rule that gives an answer (docs/GRAPH.md): the chunk (a range that is not the
+   * whole allocation) a copy or memset last wrote starting exactly at the pointer (a chunked
    * pipeline hands each kernel the chunk its stream copied in); the smallest chunk the first rule
    * found at the launch's other pointers (a kernel given a chunk in works on a chunk out); up to the next
    * pointer into the allocation among the coming launches of the same shape
@@ -43,8 +43,8 @@ final class KernelFootprints {
       KernelAccesses.Access a = accesses.get(i);
       WriteMap w = a.allocation.writes;
       long span = w.rangeStartingAt(a.offset);
-      if (span >= a.allocation.bytes() - a.offset
-          || span > 0 && ops.kind(values.producer(w.valueStartingAt(a.offset))) == OpKind.KERNEL) {
+      if (span > 0 && (a.offset == 0 && span >= a.allocation.bytes()
+          || ops.kind(values.producer(w.valueStartingAt(a.offset))) == OpKind.KERNEL)) {
         span = 0; // a whole allocation is no chunk; another kernel's footprint was itself inferred
       }
       spans[i] = span;
