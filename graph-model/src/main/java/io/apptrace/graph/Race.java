@@ -51,7 +51,8 @@ public record Race(int writer, int reader, int value, Set<Guess> guesses) {
   }
 
   public Race {
-    guesses = guesses.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(Objects.requireNonNull(guesses, "guesses")));
+    Objects.requireNonNull(guesses, "guesses");
+    guesses = guesses.isEmpty() ? Set.of() : Set.copyOf(guesses);
   }
 
   /** A race between two operations whose extents are known. */

@@ -113,6 +113,6 @@ final class FatBinary {
     while (len < out.length && out[len] != 0) {
       len++;
     }
-    return out == null ? Optional.empty() : Optional.of(new String(out, 0, len, StandardCharsets.ISO_8859_1));
+    return Optional.of(new String(out, 0, len, StandardCharsets.ISO_8859_1));
   }
 }

@@ -28,9 +28,11 @@ public final class PtxSources {
     }
   }
 
+  /** A binary's PTX entries by name, or (entries null) why it could not be read. */
+  private record Binary(Map<String, String> entries, String reason) {}
+
   private final ModuleRanges ranges;
-  /** Per binary path: its entries by name, or the reason it could not be read. */
-  private final Map<String, Object> byPath = new HashMap<>();
+  private final Map<String, Binary> byPath = new HashMap<>();
 
   public PtxSources(List<Module> modules) {
     this.ranges = new ModuleRanges(modules);
@@ -42,12 +44,11 @@ public final class PtxSources {
     if (m.isEmpty() || m.get().getPath().isEmpty()) {
       return Entry.missing("no recorded module holds its host stub");
     }
-    Object found = byPath.computeIfAbsent(m.get().getPath(), p -> read(m.get()));
-    if (found instanceof String reason) {
-      return Entry.missing(reason);
+    Binary found = byPath.computeIfAbsent(m.get().getPath(), p -> read(m.get()));
+    if (found.entries() == null) {
+      return Entry.missing(found.reason());
     }
-    @SuppressWarnings("unchecked")
-    Map<String, String> entries = (Map<String, String>) found;
+    Map<String, String> entries = found.entries();
     String text = entries.get(name);
     return text != null ? new Entry(Optional.of(text), "")
         : Entry.missing(entries.isEmpty() ? "its binary carries no PTX (" + m.get().getPath() + ")"
@@ -55,22 +56,22 @@ public final class PtxSources {
   }
 
   /** The entries of every PTX text of a module's binary, by name; or why it cannot be read. */
-  private static Object read(Module m) {
+  private static Binary read(Module m) {
     Path path = Path.of(m.getPath());
     if (!Files.isRegularFile(path)) {
-      return "its binary is gone (" + path + ")";
+      return new Binary(null, "its binary is gone (" + path + ")");
     }
     try (ElfReader elf = ElfReader.open(path)) {
       if (!m.getBuildId().isEmpty() && !elf.buildId().orElse("").equals(m.getBuildId())) {
-        return "its binary was rebuilt since the capture (" + path + ")";
+        return new Binary(null, "its binary was rebuilt since the capture (" + path + ")");
       }
       Map<String, String> entries = new HashMap<>();
       for (String ptx : FatBinary.ptx(elf)) {
         PtxEntries.split(ptx, entries);
       }
-      return entries;
+      return new Binary(entries, "");
     } catch (IOException e) {
-      return "its binary cannot be read (" + path + ": " + e.getMessage() + ")";
+      return new Binary(null, "its binary cannot be read (" + path + ": " + e.getMessage() + ")");
     }
   }
 }
