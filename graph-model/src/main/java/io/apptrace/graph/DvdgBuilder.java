@@ -188,8 +188,23 @@ public final class DvdgBuilder {
         b.recordCalls();
       }
       r.definitions().forEach(b::define);
-      while (r.hasNext()) {
-        b.add(r.next());
+      b.tiling.from(new FootprintTiling.Events() {
+        @Override
+        public boolean hasNext() {
+          return r.hasNext();
+        }
+
+        @Override
+        public GraphEvent next() throws IOException {
+          return r.next();
+        }
+      });
+      try {
+        while (b.tiling.hasNext()) {
+          b.process(b.tiling.next());
+        }
+      } catch (java.io.UncheckedIOException e) {
+        throw e.getCause(); // read ahead for the slices rule
       }
       Dvdg g = b.build();
       return r.truncation().map(g::truncated).orElse(g);
@@ -218,7 +233,7 @@ public final class DvdgBuilder {
     return lastProc;
   }
 
-  /** Holds each event back for a window of later ones, which the slices rule looks into. */
+  /** The events read ahead of the one processed, which the slices rule looks into. */
   private final FootprintTiling tiling = new FootprintTiling();
   private final KernelFootprints footprints = new KernelFootprints(ops, values, tiling,
       (pid, id) -> layout(proc(pid), id));
@@ -244,12 +259,12 @@ public final class DvdgBuilder {
     return l;
   }
 
-  /** The next event, in time order (processed once a window of later events has come). */
+  /**
+   * The next event, in time order. Events given one by one have no lookahead: the slices rule
+   * ({@link FootprintTiling}) sees no later launch; {@link #build(Path)} gives it one.
+   */
   public void add(GraphEvent ev) {
-    GraphEvent due = tiling.offer(ev);
-    if (due != null) {
-      process(due);
-    }
+    process(ev);
   }
 
   private void process(GraphEvent ev) {
@@ -829,9 +844,6 @@ public final class DvdgBuilder {
   public Dvdg build() {
     if (built) {
       throw new IllegalStateException("build() was already called");
-    }
-    for (GraphEvent e = tiling.poll(); e != null; e = tiling.poll()) {
-      process(e);
     }
     built = true;
     ops.finish();

@@ -1,6 +1,8 @@
 package io.apptrace.graph;
 
 import io.apptrace.trace.GraphEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * The slices rule for kernel footprints (docs/GRAPH.md, "Kernel reads and writes"): a kernel's
@@ -9,12 +11,14 @@ import io.apptrace.trace.GraphEvent;
  * launches one kernel per stream on {@code base + k * chunk}; without this rule each launch was
  * taken to reach the allocation's end, over the next streams' slices: false races.
  *
- * <p>The launches that come next are those of a window of the events still to be processed: the
- * graph builder holds each event here for {@link #WINDOW} events before processing it. The search
- * stops at a free in the window, after which an address may belong to another allocation.
+ * <p>The launches that come next are those among the next {@link #WINDOW} events, read ahead
+ * from the trace only when a launch needs them: the builder takes its events from here
+ * ({@link #next()}), which hands out the events read ahead first and otherwise reads straight
+ * from the trace. The search stops at a free, after which an address may belong to another
+ * allocation. Events given to the builder one by one (not from a trace) have no window.
  */
 final class FootprintTiling {
-  /** Events held back: enough for one round of launches over a stream's slices, and more. */
+  /** Events looked ahead at most: enough for one round of launches over a stream's slices, and more. */
   static final int WINDOW = 128;
 
   /** The parameter layout of a kernel, or null when it is not known. */
@@ -22,46 +26,50 @@ final class FootprintTiling {
     KernelAccesses.Layout of(int pid, long kernelId);
   }
 
+  /** Where the events come from, in time order. */
+  interface Events {
+    boolean hasNext();
+
+    GraphEvent next() throws IOException;
+  }
+
   private final GraphEvent[] ring = new GraphEvent[WINDOW];
   private int head;
   private int size;
-  /** Launches among the events held (none: nothing to look for). */
-  private int launches;
+  private Events source;
 
-  /**
-   * Takes the next event in time order; returns the event now due to be processed (the oldest
-   * held), or null while the window fills.
-   */
-  GraphEvent offer(GraphEvent e) {
-    if (e instanceof GraphEvent.LaunchCall) {
-      launches++;
-    }
-    if (size < WINDOW) {
-      ring[(head + size++) % WINDOW] = e;
-      return null;
-    }
-    GraphEvent due = ring[head];
-    ring[head] = e;
-    head = (head + 1) % WINDOW;
-    if (due instanceof GraphEvent.LaunchCall) {
-      launches--;
-    }
-    return due;
+  /** Takes events from {@code source} from now on. */
+  void from(Events source) {
+    this.source = source;
   }
 
-  /** The oldest event held, removed; null when none is left (at the end of the trace). */
-  GraphEvent poll() {
+  boolean hasNext() {
+    return size > 0 || source.hasNext();
+  }
+
+  /** The next event: one read ahead, else the next in the trace. */
+  GraphEvent next() throws IOException {
     if (size == 0) {
-      return null;
+      return source.next();
     }
-    GraphEvent due = ring[head];
+    GraphEvent e = ring[head];
     ring[head] = null;
-    head = (head + 1) % WINDOW;
+    head = (head + 1) & (WINDOW - 1);
     size--;
-    if (due instanceof GraphEvent.LaunchCall) {
-      launches--;
+    return e;
+  }
+
+  /** The {@code i}-th event after the one being processed, read ahead as needed; null past the end. */
+  private GraphEvent ahead(int i) {
+    while (size <= i && source != null && source.hasNext()) {
+      try {
+        ring[(head + size) & (WINDOW - 1)] = source.next();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // DvdgBuilder.build(Path) throws it as it was
+      }
+      size++;
     }
-    return due;
+    return i < size ? ring[(head + i) & (WINDOW - 1)] : null;
   }
 
   /**
@@ -71,12 +79,12 @@ final class FootprintTiling {
    */
   long end(GraphEvent.LaunchCall launch, long address, long limit, Layouts layouts) {
     long end = limit;
-    if (launches == 0) {
-      return end;
-    }
     int pid = launch.call().pid();
-    for (int i = 0; i < size; i++) {
-      GraphEvent e = ring[(head + i) % WINDOW];
+    for (int i = 0; i < WINDOW; i++) {
+      GraphEvent e = ahead(i);
+      if (e == null) {
+        break;
+      }
       if (e instanceof GraphEvent.LaunchCall l) {
         if (l.call().pid() == pid && sameShape(l, launch) && l.call().ok()) {
           KernelAccesses.Layout layout = layouts.of(pid, l.kernelId());
