@@ -138,6 +138,7 @@
 #define PB_Copy_device 22
 #define PB_Copy_src_kind 23
 #define PB_Copy_dst_kind 24
+#define PB_Copy_symbol_data 25
 #define PB_Memset_ptr 1
 #define PB_Memset_value 2
 #define PB_Memset_bytes 3

@@ -159,6 +159,7 @@ void enc_copy_body(pbw *out, const enc_copy *m) {
     I(w, Copy, dst_memory_type, m->dst_memory_type);
     I(w, Copy, src_memory_type, m->src_memory_type);
     Z(w, Copy, device, m->device);
+    pbw_bytes(w, PB_Copy_symbol_data, m->symbol_data, m->symbol_data_len);
     pbw_end(w, b);
     DONE(out);
 }

@@ -75,6 +75,8 @@ typedef struct {
     const char *symbol;
     uint64_t symbol_host_address, symbol_offset;
     int32_t dst_memory_type, src_memory_type, device;
+    const void *symbol_data; /* host bytes copied to a variable, symbol_data_len of them */
+    uint32_t symbol_data_len;
 } enc_copy;
 
 typedef struct {

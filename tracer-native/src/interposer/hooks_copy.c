@@ -2,6 +2,10 @@
  * to and from symbols, and the per-thread-default-stream (_ptds/_ptsz) forms. */
 #include "hook.h"
 
+/* Bytes of a copy to a variable recorded at most (docs/CAPTURE.md): a struct of pointers is small,
+ * and a large table copied in a loop must not swell the trace. */
+#define SYMBOL_DATA_MAX 4096u
+
 typedef cudaError_t (*memcpy_fn)(void *, const void *, size_t, enum cudaMemcpyKind);
 typedef cudaError_t (*memcpy_async_fn)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
 typedef cudaError_t (*memcpy2d_fn)(void *, size_t, const void *, size_t, size_t, size_t, enum cudaMemcpyKind);
@@ -255,6 +259,12 @@ static cudaError_t to_symbol(to_symbol_async_fn real_async, to_symbol_fn real_sy
         }
     }
     m.dst_device = at_tls.device;
+    /* The bytes copied from host memory (the runtime has just read them): pointers among them
+     * are how a kernel with no pointer parameter reaches memory. Recorded, not interpreted. */
+    if (r == cudaSuccess && src != NULL && m.kind_resolved == PB_CopyKind_HOST_TO_DEVICE) {
+        m.symbol_data = src;
+        m.symbol_data_len = count < SYMBOL_DATA_MAX ? (uint32_t)count : SYMBOL_DATA_MAX;
+    }
     symbol_copy(&c, r, &m, symbol, offset, true, real_sync != NULL);
     return r;
 }

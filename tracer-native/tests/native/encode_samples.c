@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
         .height = U(Copy, height), .depth = U(Copy, depth), .symbol = S(Copy, symbol),
         .symbol_host_address = U(Copy, symbol_host_address), .symbol_offset = U(Copy, symbol_offset),
         .dst_memory_type = I(Copy, dst_memory_type), .src_memory_type = I(Copy, src_memory_type),
-        .device = I(Copy, device)};
+        .device = I(Copy, device), .symbol_data = "\x01\x02\x00\xff", .symbol_data_len = 4};
     EVENT(enc_copy_body(&w, &cp));
 
     enc_memset ms = {.ptr = U(Memset, ptr), .value = I(Memset, value), .bytes = U(Memset, bytes),

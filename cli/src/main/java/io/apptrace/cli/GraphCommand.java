@@ -5,6 +5,7 @@ import io.apptrace.graph.DotExport;
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.graph.DvdgSummary;
+import io.apptrace.graph.DvdgSummaryJson;
 import io.apptrace.graph.GraphMlExport;
 import io.apptrace.graph.JsonExport;
 import io.apptrace.trace.TraceException;
@@ -13,14 +14,17 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Stack;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IParameterConsumer;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code apptrace graph FILE [--graphml OUT] [--dot OUT] [--json OUT] [--summary]}. */
+/** {@code apptrace graph FILE [--graphml OUT] [--dot OUT] [--json [OUT]] [--summary]}. */
 @Command(
     name = "graph",
     header = "Builds a trace's dynamic value dependence graph: summary, races, exports.",
@@ -41,8 +45,9 @@ final class GraphCommand implements Callable<Integer> {
   @Option(names = "--dot", paramLabel = "OUT", description = "Write Graphviz DOT to OUT.")
   Path dot;
 
-  @Option(names = "--json", paramLabel = "OUT", description = "Write the graph as JSON to OUT.")
-  Path json;
+  @Option(names = "--json", paramLabel = "OUT", arity = "0..1", parameterConsumer = JsonOut.class,
+      description = "Write the graph as JSON to OUT. Without OUT: print the summary as JSON (docs/CLI.md).")
+  String json;
 
   @Option(names = "--summary", description = "Print the summary (also when writing files).")
   boolean summary;
@@ -62,22 +67,42 @@ final class GraphCommand implements Callable<Integer> {
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
-    boolean exporting = graphml != null || dot != null || json != null;
+    boolean summaryJson = json != null && json.isEmpty();
+    Path jsonOut = json != null && !json.isEmpty() ? Path.of(json) : null;
+    boolean exporting = graphml != null || dot != null || jsonOut != null;
     CallSites sites = exporting && !noSymbols ? CallSites.of(g) : CallSites.none();
     write(graphml, w -> GraphMlExport.write(g, sites, w));
     write(dot, w -> DotExport.write(g, sites, w));
-    write(json, w -> JsonExport.write(g, sites, w));
+    write(jsonOut, w -> JsonExport.write(g, sites, w));
     PrintWriter out = spec.commandLine().getOut();
-    if (summary || !exporting) {
+    if (summaryJson) {
+      out.println(DvdgSummaryJson.of(g, DvdgSummary.of(g), file.toString()).toPrettyString());
+    } else if (summary || !exporting) {
       new GraphSummaryText(out).print(g, DvdgSummary.of(g), file.toString());
     }
-    for (Path p : new Path[] {graphml, dot, json}) {
+    // with the JSON summary on stdout, what was written goes to stderr: stdout stays one document
+    PrintWriter said = summaryJson ? spec.commandLine().getErr() : out;
+    for (Path p : new Path[] {graphml, dot, jsonOut}) {
       if (p != null) {
-        out.println("wrote " + p);
+        said.println("wrote " + p);
       }
     }
     out.flush();
+    said.flush();
     return ExitCodes.OK;
+  }
+
+  /**
+   * {@code --json}'s optional OUT: the next argument, unless it is an option or the trace itself
+   * ({@code graph --json run.apptrace} asks for the summary of run.apptrace, and must not
+   * overwrite the trace with JSON).
+   */
+  static final class JsonOut implements IParameterConsumer {
+    @Override
+    public void consumeParameters(Stack<String> args, ArgSpec option, CommandSpec command) {
+      boolean out = !args.isEmpty() && !args.peek().startsWith("-") && !args.peek().endsWith(".apptrace");
+      option.setValue(out ? args.pop() : "");
+    }
   }
 
   private interface Export {

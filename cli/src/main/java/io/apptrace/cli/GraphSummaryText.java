@@ -8,8 +8,13 @@ import io.apptrace.graph.OperationTable;
 import io.apptrace.graph.Race;
 import io.apptrace.trace.Direction;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /** The text form of {@code apptrace graph --summary}. */
 final class GraphSummaryText {
@@ -47,22 +52,60 @@ final class GraphSummaryText {
     }
     traffic("largest producers (bytes written):", s.producers());
     traffic("largest consumers (bytes read):", s.consumers());
-    out.printf(Locale.ROOT, "races: %d%s%n", s.races().size(),
-        s.races().isEmpty() ? "" : " (a value written in one stream read in another with no event or"
-            + " synchronization between)");
-    OperationTable ops = g.operations();
-    for (Race r : s.races().subList(0, Math.min(RACES_SHOWN, s.races().size()))) {
-      out.printf(Locale.ROOT, "  op %d %s (stream 0x%x) writes alloc %d; op %d %s (stream 0x%x) reads it%n",
-          r.writer(), ops.name(r.writer()), ops.stream(r.writer()), g.values().allocation(r.value()),
-          r.reader(), ops.name(r.reader()), ops.stream(r.reader()));
-    }
-    if (s.races().size() > RACES_SHOWN) {
-      out.printf(Locale.ROOT, "  ... and %d more%n", s.races().size() - RACES_SHOWN);
-    }
+    races(g, s);
+    kernels(s);
     if (!s.warnings().isEmpty()) {
       out.println("warnings:");
       g.warnings().counts().forEach((k, n) -> out.printf(Locale.ROOT, "  %s: %d (first: %s)%n", k, n,
           g.warnings().examples().get(k)));
+    }
+  }
+
+  /**
+   * "races: C certain, P possible (guesses)", then the first races, certain ones first: a
+   * possible race rests on a guess about a kernel's footprint or a pointer, and is no fact.
+   */
+  private void races(Dvdg g, DvdgSummary s) {
+    long possible = s.possibleRaces();
+    String guesses = s.raceGuesses().stream().map(Race.Guess::text).collect(Collectors.joining("; "));
+    out.printf(Locale.ROOT, "races: %d certain, %d possible%s%n", s.certainRaces(), possible,
+        possible == 0 ? "" : " (" + guesses + ")");
+    if (s.races().isEmpty()) {
+      return;
+    }
+    out.println("  (a value written in one stream read in another with no event or synchronization between)");
+    List<Race> shown = new ArrayList<>(s.races());
+    shown.sort(Comparator.comparing((Race r) -> !r.certain()));
+    OperationTable ops = g.operations();
+    for (Race r : shown.subList(0, Math.min(RACES_SHOWN, shown.size()))) {
+      out.printf(Locale.ROOT, "  %s: op %d %s (stream 0x%x) writes alloc %d; op %d %s (stream 0x%x) reads it%n",
+          r.confidence(), r.writer(), ops.name(r.writer()), ops.stream(r.writer()), g.values().allocation(r.value()),
+          r.reader(), ops.name(r.reader()), ops.stream(r.reader()));
+    }
+    if (shown.size() > RACES_SHOWN) {
+      out.printf(Locale.ROOT, "  ... and %d more%n", shown.size() - RACES_SHOWN);
+    }
+  }
+
+  /** Kernels whose memory accesses are missing, and kernels whose code could not be read. */
+  private void kernels(DvdgSummary s) {
+    Map<String, Integer> none = s.kernelsWithoutAccess();
+    if (!none.isEmpty()) {
+      out.printf(Locale.ROOT, "%s with no known memory access: their reads and writes are missing from the graph%n",
+          count(none.size(), "kernel", "kernels"));
+      new TreeMap<>(none).forEach((k, n) -> out.printf(Locale.ROOT, "  %s (%s)%n", k, count(n, "launch", "launches")));
+    }
+    Map<String, String> unread = s.kernelsNotAnalysed();
+    if (!unread.isEmpty()) {
+      out.printf(Locale.ROOT, "%s not analysed for read-only parameters (their non-const pointers are taken to be"
+          + " written):%n", count(unread.size(), "kernel", "kernels"));
+      List<String> names = new ArrayList<>(new TreeMap<>(unread).keySet());
+      for (String k : names.subList(0, Math.min(RACES_SHOWN, names.size()))) {
+        out.printf(Locale.ROOT, "  %s: %s%n", k, unread.get(k));
+      }
+      if (names.size() > RACES_SHOWN) {
+        out.printf(Locale.ROOT, "  ... and %d more%n", names.size() - RACES_SHOWN);
+      }
     }
   }
 

@@ -38,18 +38,60 @@ class GraphCommandTest {
             + " 1 kernel), 5 edges")
         .contains("h2d  pageable->device")
         .contains("d2h  device->pageable")
-        .contains("races: 0");
+        .contains("races: 0 certain, 0 possible");
   }
 
+  /**
+   * race.cu: a kernel fills a buffer in one stream, another sums it in a second stream. Without an
+   * event the race is reported as possible (the kernels' footprints are inferred, never measured);
+   * with one, no race.
+   */
   @Test
   void twoStreamsWithoutAnEventAreARaceAndWithOneAreNot() {
     Cli racy = Cli.run("graph", capture("race").toString());
     assertThat(racy.exit()).isZero();
-    assertThat(racy.out()).contains("races: 1").containsPattern("op 0 fill \\(stream 0x[0-9a-f]+\\) writes alloc 0;"
-        + " op 1 total \\(stream 0x[0-9a-f]+\\) reads it");
+    assertThat(racy.out()).contains("races: 0 certain, 1 possible (kernel footprints inferred")
+        .containsPattern("possible: op 0 fill \\(stream 0x[0-9a-f]+\\) writes alloc 0; op 1 total \\(stream"
+            + " 0x[0-9a-f]+\\) reads it");
     Cli safe = Cli.run("graph", capture("race", "safe").toString());
     assertThat(safe.exit()).isZero();
-    assertThat(safe.out()).contains("races: 0");
+    assertThat(safe.out()).contains("races: 0 certain, 0 possible");
+  }
+
+  /** {@code --summary --json}: the summary as the JSON document docs/CLI.md describes. */
+  @Test
+  void summaryAsJsonCountsCertainAndPossibleRaces() throws Exception {
+    Path trace = capture("race");
+    for (String[] args : new String[][] {{"graph", trace.toString(), "--summary", "--json"},
+        {"graph", "--json", trace.toString()}}) {
+      Cli r = Cli.run(args);
+      assertThat(r.exit()).as(String.join(" ", args)).isZero();
+      JsonNode j = new ObjectMapper().readTree(r.out());
+      assertThat(j.path("schema").asText()).isEqualTo("apptrace.graph-summary/1");
+      assertThat(j.path("operations").path("kernel").asInt()).isEqualTo(2);
+      assertThat(j.path("races").path("certain").asInt()).isZero();
+      assertThat(j.path("races").path("possible").asInt()).isEqualTo(1);
+      assertThat(j.path("races").path("list").get(0).path("confidence").asText()).isEqualTo("possible");
+      assertThat(j.path("races").path("list").get(0).path("writer").path("name").asText()).isEqualTo("fill");
+      assertThat(j.path("races").path("guesses").get(0).asText()).isEqualTo("kernel footprints inferred");
+    }
+    assertThat(Cli.run("graph", trace.toString()).exit()).as("the trace is still a trace, not JSON").isZero();
+  }
+
+  /**
+   * constant_pointers.cu: scale() reaches memory through a __constant__ struct, so it has
+   * accesses; idle() touches none, and the summary says its reads and writes are missing.
+   */
+  @Test
+  void summaryCountsKernelsWithNoKnownMemoryAccess() throws Exception {
+    Path trace = capture("constant_pointers");
+    Cli r = Cli.run("graph", trace.toString());
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("1 kernel with no known memory access: their reads and writes are missing from"
+        + " the graph").contains("  idle (1 launch)").doesNotContain("not analysed");
+    JsonNode j = new ObjectMapper().readTree(Cli.run("graph", trace.toString(), "--summary", "--json").out());
+    assertThat(j.path("kernels_without_access").path("idle").asInt()).isEqualTo(1);
+    assertThat(j.path("kernels_without_access").has("scale")).isFalse();
   }
 
   @Test

@@ -28,11 +28,12 @@ public final class Dvdg {
   private final Map<Integer, List<Module>> modules;
   private final Truncation truncation;
   private final CallLog calls;
+  private final KernelCoverage kernels;
   private DvdgGraph graph;
 
   Dvdg(TraceHeader header, List<Allocation> allocations, ValueTable values, OperationTable ops,
       List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules, Truncation truncation,
-      CallLog calls) {
+      CallLog calls, KernelCoverage kernels) {
     this.header = Objects.requireNonNull(header, "header");
     this.allocations = List.copyOf(allocations);
     this.values = values;
@@ -42,11 +43,12 @@ public final class Dvdg {
     this.modules = Map.copyOf(modules);
     this.truncation = truncation;
     this.calls = calls;
+    this.kernels = Objects.requireNonNull(kernels, "kernels");
   }
 
   /** The same graph, noting that its trace was cut short. */
   Dvdg truncated(Truncation t) {
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t, calls);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t, calls, kernels);
   }
 
   public TraceHeader header() {
@@ -73,6 +75,11 @@ public final class Dvdg {
   /** Reads of values written in another stream with nothing ordering the two. */
   public List<Race> races() {
     return races;
+  }
+
+  /** Kernels with no known memory access, and kernels whose code could not be analysed. */
+  public KernelCoverage kernels() {
+    return kernels;
   }
 
   public Warnings warnings() {

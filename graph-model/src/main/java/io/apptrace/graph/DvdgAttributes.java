@@ -41,16 +41,27 @@ final class DvdgAttributes {
       new Declared("synchronous", AttributeType.BOOLEAN), new Declared("grid", AttributeType.STRING),
       new Declared("block", AttributeType.STRING), new Declared("call_site", AttributeType.STRING),
       new Declared("function", AttributeType.STRING), new Declared("file", AttributeType.STRING),
-      new Declared("line", AttributeType.INT), new Declared("read_bytes", AttributeType.LONG));
+      new Declared("line", AttributeType.INT), new Declared("read_bytes", AttributeType.LONG),
+      new Declared("race", AttributeType.STRING), new Declared("race_guesses", AttributeType.STRING),
+      new Declared("race_writer", AttributeType.INT));
 
   private final Dvdg g;
   private final DvdgGraph view;
   private final CallSites sites;
+  /** The races by (reader, value): the edges from that value of that operation carry them. */
+  private final Map<Long, Race> races = new java.util.HashMap<>();
 
   DvdgAttributes(Dvdg g, CallSites sites) {
     this.g = g;
     this.view = g.view();
     this.sites = sites;
+    for (Race r : g.races()) {
+      races.putIfAbsent(raceKey(r.reader(), r.value()), r);
+    }
+  }
+
+  private static long raceKey(int reader, int value) {
+    return ((long) reader << 32) | (value & 0xffffffffL);
   }
 
   static String vertexId(int v) {
@@ -104,6 +115,13 @@ final class DvdgAttributes {
     if (ops.inputCount(op) > 0) {
       int k = (e - view.firstEdge(op)) / Math.max(1, ops.outputCount(op));
       m.put("read_bytes", DefaultAttribute.createAttribute(ops.inputBytes(op, k)));
+      Race r = races.isEmpty() ? null : races.get(raceKey(op, ops.input(op, k)));
+      if (r != null) {
+        m.put("race", DefaultAttribute.createAttribute(r.confidence()));
+        m.put("race_guesses", DefaultAttribute.createAttribute(r.guessSet().stream().map(Race.Guess::text)
+            .collect(java.util.stream.Collectors.joining("; "))));
+        m.put("race_writer", DefaultAttribute.createAttribute(r.writer()));
+      }
     }
     m.put("pid", DefaultAttribute.createAttribute(ops.pid(op)));
     m.put("thread", DefaultAttribute.createAttribute(ops.tid(op)));

@@ -36,14 +36,14 @@ public final class DvdgBuilder {
   private final Map<Integer, Proc> procs = new HashMap<>();
   private final List<Race> races = new ArrayList<>();
   private final Warnings warnings = new Warnings();
+  private final KernelCoverage kernels = new KernelCoverage();
   /** Per operation: its stream's index in its process, and its number in that stream. */
   private final IntRows opOrder = new IntRows(2);
   /** The values one operation reads, as its reads find them (reused). */
   private final WriteMap.Reads reads = new WriteMap.Reads();
 
-  /** A launch's accesses and the bytes taken for each (reused from launch to launch). */
+  /** A launch's accesses (reused from launch to launch). */
   private final List<KernelAccesses.Access> launchAccesses = new ArrayList<>();
-  private long[] launchSpans = new long[8];
 
   /** The allocation a launch's argument points into: the launching thread's device first. */
   private static final class LaunchResolver implements KernelAccesses.Resolver {
@@ -76,6 +76,8 @@ public final class DvdgBuilder {
     /** Call-log ids of event handles. */
     final LongIntMap eventIds = new LongIntMap();
     final List<Module> modules = new ArrayList<>();
+    /** Pointers copied into device variables (cudaMemcpyToSymbol). */
+    final SymbolPointers symbolPointers = new SymbolPointers();
 
     Proc(int pid) {
       this.pid = pid;
@@ -186,8 +188,23 @@ public final class DvdgBuilder {
         b.recordCalls();
       }
       r.definitions().forEach(b::define);
-      while (r.hasNext()) {
-        b.add(r.next());
+      b.tiling.from(new FootprintTiling.Events() {
+        @Override
+        public boolean hasNext() {
+          return r.hasNext();
+        }
+
+        @Override
+        public GraphEvent next() throws IOException {
+          return r.next();
+        }
+      });
+      try {
+        while (b.tiling.hasNext()) {
+          b.process(b.tiling.next());
+        }
+      } catch (java.io.UncheckedIOException e) {
+        throw e.getCause(); // read ahead for the slices rule
       }
       Dvdg g = b.build();
       return r.truncation().map(g::truncated).orElse(g);
@@ -216,8 +233,41 @@ public final class DvdgBuilder {
     return lastProc;
   }
 
-  /** The next event, in time order. */
+  /** The events read ahead of the one processed, which the slices rule looks into. */
+  private final FootprintTiling tiling = new FootprintTiling();
+  private final KernelFootprints footprints = new KernelFootprints(ops, values, tiling,
+      (pid, id) -> layout(proc(pid), id));
+
+  /** What the kernels' code says of their pointers (none for imported traces: no arguments). */
+  private final KernelCode code = new KernelCode(kernels);
+
+  /**
+   * The parameter layout of kernel {@code id} of process {@code p}, with what its code says of
+   * each parameter; null when its parameters were not recorded.
+   */
+  private KernelAccesses.Layout layout(Proc p, long id) {
+    KernelAccesses.Layout l = p.layouts.get(id);
+    if (l == null) {
+      KernelInfo info = p.kernels.get(id);
+      if (info == null) {
+        return null;
+      }
+      PtxParamUse.Uses uses = imported ? null : code.of(p.pid, p.modules, info, KernelNames.of(info));
+      l = new KernelAccesses.Layout(info, uses);
+      p.layouts.put(id, l);
+    }
+    return l;
+  }
+
+  /**
+   * The next event, in time order. Events given one by one have no lookahead: the slices rule
+   * ({@link FootprintTiling}) sees no later launch; {@link #build(Path)} gives it one.
+   */
   public void add(GraphEvent ev) {
+    process(ev);
+  }
+
+  private void process(GraphEvent ev) {
     GraphEvent.Call c = ev.call();
     if (c.tid() == 0) {
       return; // the collector's own records
@@ -627,7 +677,7 @@ public final class DvdgBuilder {
         int[] order = opOrder.chunk(producer);
         int at = opOrder.base(producer);
         if (order[at] != s.index && !p.order.seen(s, order[at], order[at + 1])) {
-          races.add(new Race(producer, op, v));
+          races.add(Race.between(ops, producer, op, v, c));
         }
       }
     }
@@ -711,6 +761,9 @@ public final class DvdgBuilder {
       Allocation dst = at(pid, p, c.dst(), dstSpan, dstOnDevice,
           c.dstDevice() >= 0 ? c.dstDevice() : dev, "copy to", dstAt);
       write(op, dst, c.dst() - dst.start(), dstSpan, Confidence.EXACT);
+      if (c.symbolData() != null && !dst.implicit()) {
+        p.symbolPointers.copied(dst, c.dst() - dst.start(), c.symbolData());
+      }
     } else if (imported) {
       endpointWrite(pid, op, k.dst(), dstOnDevice ? deviceOf(c.dstDevice(), dev) : -1, c.bytes());
     }
@@ -746,8 +799,7 @@ public final class DvdgBuilder {
     KernelInfo info = same ? t.kernel : p.kernels.get(l.kernelId());
     int name = same ? t.kernelName : p.kernelNames.computeIfAbsent(l.kernelId(),
         id -> ops.nameId(info != null ? KernelNames.of(info) : "kernel@0x" + Long.toHexString(id)));
-    KernelAccesses.Layout layout = same ? t.layout
-        : info == null ? null : p.layouts.computeIfAbsent(l.kernelId(), id -> new KernelAccesses.Layout(info));
+    KernelAccesses.Layout layout = same ? t.layout : info == null ? null : layout(p, l.kernelId());
     t.kernelId = l.kernelId();
     t.kernel = info;
     t.kernelName = name;
@@ -765,33 +817,19 @@ public final class DvdgBuilder {
     launchResolver.thread = t;
     launchResolver.device = dev;
     KernelAccesses.of(l.args(), layout, launchResolver, accesses);
-    // The bytes the kernel is taken to touch through each pointer (the arguments cannot say): the
-    // range the last write starting exactly there covered, when there is one (a chunked
-    // pipeline hands each kernel the chunk its stream copied in); else the size of the smallest
-    // such range at its other pointers (a kernel given a chunk in works on a chunk out); else to
-    // the end of the allocation.
+    if (!p.symbolPointers.isEmpty()) {
+      p.symbolPointers.reach(layout.uses, launchResolver, accesses);
+    }
+    if (accesses.isEmpty()) {
+      kernels.launchWithoutAccess(ops.name(op));
+    }
+    long[] spans = footprints.of(l, accesses);
     int n = accesses.size();
-    if (launchSpans.length < n) {
-      launchSpans = new long[Math.max(n, launchSpans.length * 2)];
-    }
-    long[] spans = launchSpans;
-    long chunk = Long.MAX_VALUE;
-    for (int i = 0; i < n; i++) {
-      KernelAccesses.Access a = accesses.get(i);
-      spans[i] = a.allocation.writes.rangeStartingAt(a.offset);
-      if (spans[i] > 0) {
-        chunk = Math.min(chunk, spans[i]);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (spans[i] == 0) {
-        KernelAccesses.Access a = accesses.get(i);
-        spans[i] = Math.min(chunk, a.allocation.bytes() - a.offset);
-      }
-    }
     for (int i = 0; i < n; i++) { // every read before any write: in-place kernels
       KernelAccesses.Access a = accesses.get(i);
-      read(p, op, s, a.allocation, a.offset, spans[i], a.read);
+      if (a.read != null) {
+        read(p, op, s, a.allocation, a.offset, spans[i], a.read);
+      }
     }
     reads.clear();
     for (int i = 0; i < n; i++) {
@@ -815,6 +853,6 @@ public final class DvdgBuilder {
     if (calls != null) {
       calls.trim();
     }
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls, kernels);
   }
 }

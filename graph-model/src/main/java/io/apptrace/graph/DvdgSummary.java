@@ -24,6 +24,10 @@ import java.util.TreeMap;
  * @param producers operation names by bytes written, largest first (at most 10)
  * @param consumers operation names by bytes read (of the values they consumed), largest first
  *     (at most 10)
+ * @param races every race, certain and possible
+ * @param warnings warnings by kind
+ * @param kernelsWithoutAccess kernels whose launches touched no known memory, to their launches
+ * @param kernelsNotAnalysed kernels whose code could not be analysed, to the reason
  */
 public record DvdgSummary(
     int values,
@@ -35,7 +39,9 @@ public record DvdgSummary(
     List<Traffic> producers,
     List<Traffic> consumers,
     List<Race> races,
-    Map<String, Long> warnings) {
+    Map<String, Long> warnings,
+    Map<String, Integer> kernelsWithoutAccess,
+    Map<String, String> kernelsNotAnalysed) {
 
   /** Bytes one operation name (a kernel, a runtime function) wrote or read, in how many operations. */
   public record Traffic(String name, long bytes, int operations) {}
@@ -47,6 +53,25 @@ public record DvdgSummary(
     consumers = List.copyOf(consumers);
     races = List.copyOf(races);
     warnings = Map.copyOf(warnings);
+    kernelsWithoutAccess = Map.copyOf(kernelsWithoutAccess);
+    kernelsNotAnalysed = Map.copyOf(kernelsNotAnalysed);
+  }
+
+  /** Races whose two ends' extents are known. */
+  public long certainRaces() {
+    return races.stream().filter(Race::certain).count();
+  }
+
+  /** Races that rest on a guess ({@link Race#guesses()}). */
+  public long possibleRaces() {
+    return races.size() - certainRaces();
+  }
+
+  /** Every guess the possible races rest on, in the order {@link Race.Guess} declares them. */
+  public java.util.EnumSet<Race.Guess> raceGuesses() {
+    java.util.EnumSet<Race.Guess> all = java.util.EnumSet.noneOf(Race.Guess.class);
+    races.forEach(r -> all.addAll(r.guesses()));
+    return all;
   }
 
   public static DvdgSummary of(Dvdg g) {
@@ -89,7 +114,7 @@ public record DvdgSummary(
     int implicit = (int) g.allocations().stream().filter(Allocation::implicit).count();
     return new DvdgSummary(values.size(), g.allocations().size(), implicit, byKind,
         g.graph().edgeSet().size(), moved, top(ops, written, count), top(ops, read, count), g.races(),
-        g.warnings().counts());
+        g.warnings().counts(), g.kernels().withoutAccess(), g.kernels().notAnalysed());
   }
 
   /** The ten names with the most bytes (ties by name); names of no bytes are left out. */

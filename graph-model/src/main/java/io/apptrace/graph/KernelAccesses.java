@@ -12,15 +12,16 @@ import java.util.List;
  * A kernel launch's read and write sets, from its recorded argument bytes and the kernel's
  * parameter layout: every pointer argument that resolves to a live allocation (interior pointers
  * included) is read, and written unless it points to const; 8-byte words of by-value structs
- * and of untyped parameters that resolve to an allocation are read and written. A pointer into
- * an allocation is taken to reach from where it points to the allocation's end.
+ * and of untyped parameters that resolve to an allocation are read and written; where the
+ * kernel's code was read ({@link PtxParamUse}), only what it loads from and stores through. How
+ * far into the allocation a launch reaches is the graph builder's choice (docs/GRAPH.md).
  */
 final class KernelAccesses {
   /** What the kernel does with one allocation. */
   static final class Access {
     final Allocation allocation;
     long offset;
-    Confidence read;
+    Confidence read; // null: not read
     Confidence write; // null: not written
 
     Access(Allocation allocation, long offset, Confidence read, Confidence write) {
@@ -59,13 +60,26 @@ final class KernelAccesses {
     private final int[] size;
     /** WORDS: the first byte of the parameter that is 8-aligned in the kernel's parameter buffer. */
     private final int[] firstWord;
+    /** How sure a read and a write through the parameter are (null: none, per the code). */
+    private final Confidence[] read;
+    private final Confidence[] write;
+    /** What the kernel's code says, or null when it could not be read. */
+    final PtxParamUse.Uses uses;
 
     Layout(KernelInfo info) {
+      this(info, null);
+    }
+
+    /** The layout, with what the kernel's code says of each parameter ({@code uses} null: unread). */
+    Layout(KernelInfo info, PtxParamUse.Uses uses) {
+      this.uses = uses;
       int n = 0;
       int[] t = new int[info.getParamsCount()];
       int[] a = new int[t.length];
       int[] z = new int[t.length];
       int[] w = new int[t.length];
+      Confidence[] r = new Confidence[t.length];
+      Confidence[] x = new Confidence[t.length];
       for (KernelParam p : info.getParamsList()) {
         int kind = switch (p.getType()) {
           case POINTER -> POINTER;
@@ -75,6 +89,12 @@ final class KernelAccesses {
         };
         if (kind < 0 || p.getRecordedSize() == 0) {
           continue;
+        }
+        int code = uses == null ? PtxParamUse.UNKNOWN : uses.param(p.getIndex());
+        r[n] = readConfidence(kind, code);
+        x[n] = writeConfidence(kind, code);
+        if (r[n] == null && x[n] == null) {
+          continue; // the code neither loads nor stores through it
         }
         t[n] = kind;
         a[n] = p.getRecordedOffset();
@@ -86,7 +106,69 @@ final class KernelAccesses {
       at = java.util.Arrays.copyOf(a, n);
       size = java.util.Arrays.copyOf(z, n);
       firstWord = java.util.Arrays.copyOf(w, n);
+      read = java.util.Arrays.copyOf(r, n);
+      write = java.util.Arrays.copyOf(x, n);
     }
+
+    /** A read through a parameter of {@code kind} whose code said {@code code} (null: none). */
+    private static Confidence readConfidence(int kind, int code) {
+      boolean unknown = (code & PtxParamUse.UNKNOWN) != 0;
+      if (!unknown && (code & PtxParamUse.LOAD) == 0) {
+        return null;
+      }
+      return switch (kind) {
+        case POINTER -> unknown || (code & PtxParamUse.STORE) != 0 ? Confidence.EXACT : Confidence.READ_ONLY_FROM_CODE;
+        case CONST_POINTER -> Confidence.CONST_FROM_SIGNATURE;
+        default -> Confidence.FOUND_IN_STRUCT;
+      };
+    }
+
+    /** A write through a parameter of {@code kind} whose code said {@code code} (null: none). */
+    private static Confidence writeConfidence(int kind, int code) {
+      if ((code & PtxParamUse.UNKNOWN) != 0) {
+        return switch (kind) {
+          case POINTER -> Confidence.ASSUMED_WRITTEN;
+          case CONST_POINTER -> null;
+          default -> Confidence.FOUND_IN_STRUCT;
+        };
+      }
+      if ((code & PtxParamUse.STORE) == 0) {
+        return null;
+      }
+      return kind == WORDS ? Confidence.FOUND_IN_STRUCT : Confidence.WRITTEN_FROM_CODE;
+    }
+
+    /** {@link KernelAccesses#lowestPointerIn} for this layout. */
+    long lowestPointerIn(byte[] args, long from, long before) {
+      return KernelAccesses.lowestPointerIn(args, this, from, before);
+    }
+  }
+
+  /**
+   * The lowest pointer word of {@code args} (laid out as {@code layout} says) in
+   * {@code [from, before)}, or {@code before} when there is none: pointer parameters, and the
+   * aligned words of structs and untyped parameters.
+   */
+  static long lowestPointerIn(byte[] args, Layout layout, long from, long before) {
+    long lowest = before;
+    for (int i = 0; i < layout.type.length; i++) {
+      int at = layout.at[i];
+      int size = layout.size[i];
+      if (at + size > args.length) {
+        continue;
+      }
+      int first = layout.type[i] == Layout.WORDS ? layout.firstWord[i] : 0;
+      if (layout.type[i] != Layout.WORDS && size != 8) {
+        continue;
+      }
+      for (int o = first; o + 8 <= size; o += 8) {
+        long w = (long) LONG_LE.get(args, at + o);
+        if (Long.compareUnsigned(w, from) >= 0 && Long.compareUnsigned(w, lowest) < 0) {
+          lowest = w;
+        }
+      }
+    }
+    return lowest;
   }
 
   private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
@@ -103,28 +185,23 @@ final class KernelAccesses {
       if (at + size > args.length) {
         continue;
       }
-      switch (layout.type[i]) {
-        case Layout.POINTER -> {
-          if (size == 8) {
-            word((long) LONG_LE.get(args, at), resolver, byAlloc, Confidence.EXACT, Confidence.ASSUMED_WRITTEN);
-          }
+      if (layout.type[i] != Layout.WORDS) {
+        if (size == 8) {
+          word((long) LONG_LE.get(args, at), resolver, byAlloc, layout.read[i], layout.write[i]);
         }
-        case Layout.CONST_POINTER -> {
-          if (size == 8) {
-            word((long) LONG_LE.get(args, at), resolver, byAlloc, Confidence.CONST_FROM_SIGNATURE, null);
-          }
-        }
-        default -> {
-          for (int o = layout.firstWord[i]; o + 8 <= size; o += 8) {
-            word((long) LONG_LE.get(args, at + o), resolver, byAlloc, Confidence.FOUND_IN_STRUCT,
-                Confidence.FOUND_IN_STRUCT);
-          }
+      } else {
+        for (int o = layout.firstWord[i]; o + 8 <= size; o += 8) {
+          word((long) LONG_LE.get(args, at + o), resolver, byAlloc, layout.read[i], layout.write[i]);
         }
       }
     }
   }
 
-  private static void word(long address, Resolver resolver, List<Access> byAlloc,
+  /**
+   * Adds (or merges into the access to its allocation) a read and a write, either null, through
+   * {@code address}, when it points into memory a kernel can reach.
+   */
+  static void word(long address, Resolver resolver, List<Access> byAlloc,
       Confidence read, Confidence write) {
     if (address == 0) {
       return;
@@ -146,7 +223,7 @@ final class KernelAccesses {
       return;
     }
     existing.offset = Math.min(existing.offset, offset);
-    if (read.ordinal() < existing.read.ordinal()) {
+    if (read != null && (existing.read == null || read.ordinal() < existing.read.ordinal())) {
       existing.read = read;
     }
     if (write != null && (existing.write == null || write.ordinal() < existing.write.ordinal())) {

@@ -159,6 +159,15 @@ final class WriteMap {
     return i < n && starts[i] == offset ? ends[i] - offset : 0;
   }
 
+  /** The value that wrote the range starting exactly at {@code offset}, or -1 when none does. */
+  int valueStartingAt(long offset) {
+    if (starts == null) {
+      return whole >= 0 && offset == 0 ? whole : -1;
+    }
+    int i = firstEndingAfter(offset);
+    return i < n && starts[i] == offset ? values[i] : -1;
+  }
+
   /**
    * What reads found: values and how many bytes each supplied, one entry per range (a value can
    * appear more than once). Plain arrays, reused from one operation to the next.

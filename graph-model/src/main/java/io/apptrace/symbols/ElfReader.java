@@ -29,7 +29,7 @@ final class ElfReader implements Closeable {
   private static final long MAX_HEADERS = 1L << 20;
 
   /** A section header; {@code addr} is the section's ELF virtual address. */
-  record Section(int type, long flags, long addr, long offset, long size, int link, long entsize) {}
+  record Section(int name, int type, long flags, long addr, long offset, long size, int link, long entsize) {}
 
   /** A program header, as far as reading notes needs it. */
   private record Segment(int type, long offset, long fileBytes, long align) {}
@@ -38,6 +38,8 @@ final class ElfReader implements Closeable {
   private final long fileBytes;
   private final ByteOrder order;
   private final List<Section> sections;
+  /** The index of the section-name table's section. */
+  private final int shstrndx;
   private final List<Segment> segments;
 
   private ElfReader(FileChannel channel) throws IOException {
@@ -54,6 +56,7 @@ final class ElfReader implements Closeable {
     this.order = ident.get(5) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
     ByteBuffer header = read(0, 64);
     this.sections = readSections(header);
+    this.shstrndx = Short.toUnsignedInt(header.getShort(0x3e));
     this.segments = readSegments(header);
   }
 
@@ -74,6 +77,32 @@ final class ElfReader implements Closeable {
 
   List<Section> sections() {
     return sections;
+  }
+
+  /**
+   * The section named {@code name}, if the file has one.
+   *
+   * @throws IOException if the section-name table the header points at cannot be read
+   */
+  Optional<Section> section(String name) throws IOException {
+    if (shstrndx <= 0 || shstrndx >= sections.size()) {
+      return Optional.empty();
+    }
+    Section names = sections.get(shstrndx);
+    if (names.size() <= 0 || names.size() > MAX_NOTE_BYTES) {
+      return Optional.empty();
+    }
+    byte[] table = new byte[(int) names.size()];
+    read(names.offset(), names.size()).get(table);
+    byte[] wanted = (name + "\0").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    for (Section s : sections) {
+      int at = s.name();
+      if (at >= 0 && at + wanted.length <= table.length
+          && java.util.Arrays.equals(table, at, at + wanted.length, wanted, 0, wanted.length)) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -163,7 +192,7 @@ final class ElfReader implements Closeable {
     List<Section> result = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       int at = i * entryBytes;
-      result.add(new Section(table.getInt(at + 4), table.getLong(at + 8), table.getLong(at + 16),
+      result.add(new Section(table.getInt(at), table.getInt(at + 4), table.getLong(at + 8), table.getLong(at + 16),
           table.getLong(at + 24), table.getLong(at + 32), table.getInt(at + 40),
           table.getLong(at + 56)));
     }

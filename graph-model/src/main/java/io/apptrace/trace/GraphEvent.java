@@ -49,10 +49,13 @@ public sealed interface GraphEvent {
     }
   }
 
-  /** A copy (Copy message; fields as there, kinds as its getters return them). */
+  /**
+   * A copy (Copy message; fields as there, kinds as its getters return them); {@code symbolData}
+   * is the bytes copied to a variable (null when none were recorded), not to be changed.
+   */
   record CopyCall(Call call, long dst, long src, long bytes, CopyKind kindResolved, long stream,
       boolean async, int dstDevice, int srcDevice, int dims, long dpitch, long spitch, long width,
-      long height, long depth, MemoryKind srcKind, MemoryKind dstKind) implements GraphEvent {}
+      long height, long depth, MemoryKind srcKind, MemoryKind dstKind, byte[] symbolData) implements GraphEvent {}
 
   /** A memset (Memset message). */
   record MemsetCall(Call call, long ptr, long bytes, long stream, boolean async, int dims, long pitch,
@@ -98,7 +101,8 @@ public sealed interface GraphEvent {
         Copy k = e.getCopy();
         return new CopyCall(c, k.getDst(), k.getSrc(), k.getBytes(), k.getKindResolved(), k.getStream(),
             k.getAsync(), k.getDstDevice(), k.getSrcDevice(), k.getDims(), k.getDpitch(), k.getSpitch(),
-            k.getWidth(), k.getHeight(), k.getDepth(), k.getSrcKind(), k.getDstKind());
+            k.getWidth(), k.getHeight(), k.getDepth(), k.getSrcKind(), k.getDstKind(),
+            k.getSymbolData().isEmpty() ? null : k.getSymbolData().toByteArray());
       }
       case MEMSET -> {
         Memset m = e.getMemset();

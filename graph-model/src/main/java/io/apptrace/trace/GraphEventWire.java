@@ -121,11 +121,11 @@ final class GraphEventWire extends WireCursor {
         case 4 << 3 | VARINT, 6 << 3 | VARINT, 19 << 3 | VARINT, 20 << 3 | VARINT, 21 << 3 | VARINT,
             22 << 3 | VARINT -> varint();
         case 18 << 3 | FIXED64 -> fixed64(); // symbol_host_address
-        default -> refused = true; // the symbol's name, unknown fields
+        default -> refused = true; // the symbol's name and bytes, unknown fields
       }
     }
     return new GraphEvent.CopyCall(c, dst, src, bytes, copyKind(kindResolved), stream, async, dstDevice,
-        srcDevice, dims, dpitch, spitch, width, height, depth, memoryKind(srcKind), memoryKind(dstKind));
+        srcDevice, dims, dpitch, spitch, width, height, depth, memoryKind(srcKind), memoryKind(dstKind), null);
   }
 
   /** A Memset message. */

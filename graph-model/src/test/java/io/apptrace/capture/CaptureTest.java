@@ -170,8 +170,14 @@ class CaptureTest {
     assertThat(table.getDst()).isEqualTo(symbols.get("table").getDeviceAddress());
     assertThat(table.getBytes()).isEqualTo(1024);
     assertThat(table.getKindResolved()).isEqualTo(CopyKind.HOST_TO_DEVICE);
+    // the bytes copied into the variable are recorded, for the pointers a kernel may reach
+    java.nio.FloatBuffer copied = table.getSymbolData().asReadOnlyByteBuffer()
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+    assertThat(copied.limit()).isEqualTo(256);
+    assertThat(copied.get(255)).isEqualTo(255f);
     Copy coeffs = to.get(1).getCopy();
     assertThat(coeffs.getSymbolOffset()).isEqualTo(32);
+    assertThat(coeffs.getSymbolData().size()).isEqualTo(32);
     assertThat(coeffs.getDst()).isEqualTo(symbols.get("coeffs").getDeviceAddress() + 32);
     assertThat(to.get(2).getResult()).isEqualTo(13); // cudaErrorInvalidSymbol
 

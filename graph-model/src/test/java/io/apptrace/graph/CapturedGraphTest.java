@@ -110,10 +110,89 @@ class CapturedGraphTest {
     int byStruct = kernels.get(1);
     assertThat(ops.outputConfidence(byStruct, 0)).isEqualTo(Confidence.FOUND_IN_STRUCT);
     int plain = kernels.get(2);
-    assertThat(ops.outputCount(plain)).isEqualTo(2); // out and in, both untyped: both may be written
+    // out and in are both untyped, but the PTX stores through out and only loads through in
+    assertThat(ops.outputCount(plain)).isEqualTo(1);
+    assertThat(ops.outputConfidence(plain, 0)).isEqualTo(Confidence.FOUND_IN_STRUCT);
     int axpy = kernels.get(3);
     assertThat(IntStream.range(0, ops.inputCount(axpy)).mapToObj(k -> ops.inputConfidence(axpy, k)))
         .contains(Confidence.CONST_FROM_SIGNATURE);
     assertThat(g.warnings().total()).isZero();
+  }
+
+  /**
+   * The slices of the CUDA sample simpleStreams (tests/cuda/slices.cu): four streams' kernels on
+   * four slices of one buffer, each reading a non-const {@code int *factor} its PTX only loads
+   * from. The slices rule and the read-only parameter leave no race at all, certain or possible.
+   */
+  @Test
+  void slicesOfOneBufferInFourStreamsAreNoRace() throws Exception {
+    Dvdg g = capture("slices");
+    assertThat(g.races()).isEmpty();
+    OperationTable ops = g.operations();
+    List<Integer> kernels = IntStream.range(0, ops.size()).filter(op -> ops.kind(op) == OpKind.KERNEL).boxed().toList();
+    assertThat(kernels).hasSize(13);
+    for (int k : kernels) {
+      assertThat(ops.outputCount(k)).as("factor is read-only from the code: only the slice is written").isEqualTo(1);
+      assertThat(IntStream.range(0, ops.inputCount(k)).mapToObj(i -> ops.inputConfidence(k, i)))
+          .contains(Confidence.READ_ONLY_FROM_CODE);
+    }
+    for (int k : kernels.subList(1, kernels.size())) {
+      assertThat(g.values().bytes(ops.output(k, 0))).as("a slice of 1024 ints").isEqualTo(4096);
+    }
+    assertThat(g.kernels().notAnalysed()).isEmpty();
+  }
+
+  /**
+   * simpleHyperQ's pattern (tests/cuda/slots.cu): kernels in eight streams each store one element
+   * of a small array. Their PTX only stores through the pointer: nothing is read, so no race.
+   */
+  @Test
+  void oneElementWritesInManyStreamsAreNoRace() throws Exception {
+    Dvdg g = capture("slots");
+    assertThat(DvdgSummary.of(g).certainRaces()).isZero();
+    assertThat(g.races()).isEmpty();
+    OperationTable ops = g.operations();
+    int kernelA = IntStream.range(0, ops.size()).filter(op -> ops.name(op).equals("kernel_a")).findFirst().orElseThrow();
+    assertThat(ops.inputCount(kernelA)).isZero();
+    assertThat(ops.outputConfidence(kernelA, 0)).isEqualTo(Confidence.WRITTEN_FROM_CODE);
+    assertThat(g.values().bytes(ops.output(kernelA, 0))).as("up to kernel_b's element").isEqualTo(8);
+  }
+
+  /**
+   * Rodinia huffman's pattern (tests/cuda/histogram.cu): two streams' kernels update one
+   * histogram with atomicAdd and nothing orders them. The race stays reported: possible, since
+   * the kernels' footprints are inferred, but not on an assumed write (the code stores).
+   */
+  @Test
+  void atomicsOnOneHistogramFromTwoStreamsStayARace() throws Exception {
+    Dvdg g = capture("histogram");
+    assertThat(g.races()).singleElement().satisfies(r -> {
+      assertThat(g.operations().name(r.writer())).isEqualTo("histo");
+      assertThat(g.operations().name(r.reader())).isEqualTo("histo");
+      assertThat(r.certain()).isFalse();
+      assertThat(r.guessSet()).containsExactly(Race.Guess.KERNEL_FOOTPRINT);
+    });
+  }
+
+  /**
+   * Rodinia heartwall's pattern (tests/cuda/constant_pointers.cu): scale() has no parameter and
+   * reaches its buffers through pointers in a __constant__ struct filled by cudaMemcpyToSymbol.
+   * It reads d_in (what the first copy wrote) and writes d_out (what the copy back reads), as its
+   * PTX says. idle() touches no memory at all: the summary counts it.
+   */
+  @Test
+  void pointersInAConstantStructAreTheKernelsAccesses() throws Exception {
+    Dvdg g = capture("constant_pointers");
+    OperationTable ops = g.operations();
+    int scale = IntStream.range(0, ops.size()).filter(op -> ops.name(op).equals("scale")).findFirst().orElseThrow();
+    assertThat(ops.inputCount(scale)).isEqualTo(1);
+    assertThat(ops.name(g.values().producer(ops.input(scale, 0)))).isEqualTo("cudaMemcpy");
+    assertThat(ops.inputConfidence(scale, 0)).isEqualTo(Confidence.FROM_SYMBOL);
+    assertThat(ops.outputCount(scale)).isEqualTo(1);
+    assertThat(ops.outputConfidence(scale, 0)).isEqualTo(Confidence.FROM_SYMBOL);
+    int back = ops.size() - 1;
+    assertThat(ops.name(back)).isEqualTo("cudaMemcpy");
+    assertThat(g.values().producer(ops.input(back, 0))).as("the copy back reads what scale wrote").isEqualTo(scale);
+    assertThat(g.kernels().withoutAccess()).containsExactly(java.util.Map.entry("idle", 1));
   }
 }

@@ -259,6 +259,50 @@ class DvdgTest {
   }
 
   /**
+   * Race confidence (docs/GRAPH.md, "Races"): a race with a kernel on either end rests on its
+   * inferred footprint, and here also on a write assumed through a non-const pointer whose code
+   * was not read: possible, not certain, with both guesses named.
+   */
+  @Test
+  void aRaceWithAKernelIsPossibleAndNamesItsGuesses() throws Exception {
+    Dvdg g = twoStreams(false, false).build(tmp);
+    assertThat(g.races()).singleElement().satisfies(r -> {
+      assertThat(r.certain()).isFalse();
+      assertThat(r.confidence()).isEqualTo("possible");
+      assertThat(r.guessSet()).containsExactly(Race.Guess.KERNEL_FOOTPRINT, Race.Guess.ASSUMED_WRITE);
+    });
+    DvdgSummary s = DvdgSummary.of(g);
+    assertThat(s.certainRaces()).isZero();
+    assertThat(s.possibleRaces()).isEqualTo(1);
+  }
+
+  /**
+   * Race confidence: two copies, whose ranges are known, in two non-blocking streams with nothing
+   * between them: a certain race.
+   *
+   * <pre>
+   *   stream A:  host -> buf (H2D) .....................
+   *   stream B:  ..................... buf -> host (D2H)   &lt;- certain race
+   * </pre>
+   */
+  @Test
+  void aRaceBetweenTwoCopiesIsCertain() throws Exception {
+    Dvdg g = new TraceFixture()
+        .streamCreate(0xA, 1).streamCreate(0xB, 1)
+        .cudaMallocHost(0x10000, 4096).cudaMallocHost(0x30000, 4096).cudaMalloc(0x20000, 4096)
+        .memcpyAsync(0x20000, 0x10000, 4096, CopyKind.HOST_TO_DEVICE, 0xA)
+        .memcpyAsync(0x30000, 0x20000, 4096, CopyKind.DEVICE_TO_HOST, 0xB)
+        .build(tmp);
+    assertThat(g.races()).singleElement().satisfies(r -> {
+      assertThat(r.certain()).isTrue();
+      assertThat(r.guesses()).isEmpty();
+    });
+    java.io.StringWriter w = new java.io.StringWriter();
+    JsonExport.write(g, CallSites.none(), w);
+    assertThat(w.toString()).contains("\"race\":\"certain\"").contains("\"race_writer\":0");
+  }
+
+  /**
    * The same with cudaEventRecord(e, A) after the writer and cudaStreamWaitEvent(B, e) before the
    * reader: ordered, no race.
    */
@@ -423,6 +467,50 @@ class DvdgTest {
       assertThat(g.values().offset(out)).isEqualTo(s * 1024L);
       assertThat(g.values().bytes(out)).isEqualTo(1024L);
       assertThat(g.values().producer(ops.input(kernel + 1, 0))).as("the copy out reads its kernel").isEqualTo(kernel);
+    }
+  }
+
+  /**
+   * The slices rule (docs/GRAPH.md, "Kernel reads and writes"), the pattern of the CUDA sample
+   * simpleStreams: a kernel over the whole 4096-byte buffer (4 blocks) in the legacy stream, then
+   * in each of four streams the same kernel over one slice (1 block), given base + k * 1024, and
+   * the slice copied out. Each slice's footprint ends where the next launch's slice begins, the
+   * last at the buffer's end: each stream reads and writes its own slice, and nothing is a race.
+   *
+   * <pre>
+   *   legacy:   init(buf)                     [0, 4096)
+   *   stream k: init(buf + k*1024) -> D2H      [k*1024, (k+1)*1024)
+   * </pre>
+   */
+  @Test
+  void slicesOfOneBufferEndWhereTheNextSliceBegins() throws Exception {
+    TraceFixture f = new TraceFixture().cudaMalloc(0x40000, 4096).cudaMalloc(0x50000, 4)
+        .cudaMallocHost(0x60000, 4096)
+        .memcpy(0x50000, 0x60000, 4, CopyKind.HOST_TO_DEVICE)
+        .kernel(3, "_Z10init_arrayPiPKii", ptr(), constPtr(), scalar(4));
+    for (int s = 0; s < 4; s++) {
+      f.streamCreate(0x100 + s, 0);
+    }
+    f.launchGrid(3, 0, 4, 0x40000, 0x50000, 1);
+    for (int round = 0; round < 2; round++) {
+      for (int s = 0; s < 4; s++) {
+        f.launchGrid(3, 0x100 + s, 1, 0x40000 + s * 1024, 0x50000, 1);
+      }
+      for (int s = 0; s < 4; s++) {
+        f.memcpyAsync(0x60000 + s * 1024, 0x40000 + s * 1024, 1024, CopyKind.DEVICE_TO_HOST, 0x100 + s);
+      }
+    }
+    Dvdg g = f.build(tmp);
+    assertThat(g.races()).isEmpty();
+    OperationTable ops = g.operations();
+    assertThat(g.values().bytes(ops.output(1, 0))).as("the whole-buffer launch").isEqualTo(4096);
+    for (int round = 0; round < 2; round++) {
+      for (int s = 0; s < 4; s++) {
+        int kernel = 2 + round * 8 + s;
+        int out = ops.output(kernel, 0);
+        assertThat(g.values().offset(out)).isEqualTo(s * 1024L);
+        assertThat(g.values().bytes(out)).as("round %d, slice %d", round, s).isEqualTo(1024L);
+      }
     }
   }
 

@@ -169,6 +169,17 @@ final class TraceFixture {
         .setBlockY(1).setBlockZ(1).setArgs(ByteString.copyFrom(args.array()))));
   }
 
+  /** A launch of {@code gridX} blocks (of 256 threads), with argument words as {@link #launch}. */
+  TraceFixture launchGrid(long id, long stream, int gridX, long... words) {
+    ByteBuffer args = ByteBuffer.allocate(8 * words.length).order(ByteOrder.LITTLE_ENDIAN);
+    for (long w : words) {
+      args.putLong(w);
+    }
+    return call(Api.rt__cudaLaunchKernel, Event.newBuilder().setLaunch(KernelLaunch.newBuilder()
+        .setKernelId(id).setStream(stream).setGridX(gridX).setGridY(1).setGridZ(1).setBlockX(256)
+        .setBlockY(1).setBlockZ(1).setArgs(ByteString.copyFrom(args.array()))));
+  }
+
   /** Writes the trace: one batch per thread, threads in the order given (or reversed). */
   Path write(Path file, boolean reverseThreads) throws IOException {
     List<Integer> tids = new ArrayList<>(byThread.keySet());

@@ -30,7 +30,7 @@ class EncoderConformanceTest {
 
   /** Fields the encoder sets to something else than the rule, checked one by one below. */
   private static final Set<String> SPECIAL =
-      Set.of("apptrace.ProcessStart.clock", "apptrace.KernelLaunch.args");
+      Set.of("apptrace.ProcessStart.clock", "apptrace.KernelLaunch.args", "apptrace.Copy.symbol_data");
 
   /** Fields only importers write (memory kinds a profiler reported); the interposer never does. */
   private static final Set<String> IMPORT_ONLY =
@@ -72,6 +72,8 @@ class EncoderConformanceTest {
     assertThat(ps.getClockValue()).isEqualTo(1);
     KernelLaunch launch = find(trace, Event.BodyCase.LAUNCH).getLaunch();
     assertThat(launch.getArgs()).isEqualTo(ByteString.copyFrom(new byte[] {1, 2, 3, 0, (byte) 255}));
+    assertThat(find(trace, Event.BodyCase.COPY).getCopy().getSymbolData())
+        .isEqualTo(ByteString.copyFrom(new byte[] {1, 2, 0, (byte) 255}));
     ModuleMap modules = find(trace, Event.BodyCase.MODULES).getModules();
     assertThat(modules.getModulesCount()).isEqualTo(2);
     checkFields(modules.getModules(0));

@@ -29,7 +29,7 @@ class GraphEventTest {
     GraphEvent e = GraphEvent.of(7, 8, 9, call().setCopy(c).build());
     assertThat(e).isEqualTo(new GraphEvent.CopyCall(new GraphEvent.Call(7, 8, Api.API_OTHER_VALUE, "cuMemcpyHtoD", 3,
         1001, 1002, 1006, 0x4005), 11, 12, 13, CopyKind.DEVICE_TO_HOST, 14, true, 15, 16, 2, 17, 18, 19, 20, 21,
-        MemoryKind.PINNED, MemoryKind.MANAGED));
+        MemoryKind.PINNED, MemoryKind.MANAGED, null));
     assertThat(e.call().function()).isEqualTo(ApiNames.of(call().build())).isEqualTo("cuMemcpyHtoD");
     assertThat(e.call().ok()).isFalse();
     assertThat(e.call().exitNs()).isEqualTo(2003);
