@@ -127,6 +127,15 @@ class RunAndStatsCommandTest {
     assertThat(tmp.resolve("x.apptrace")).doesNotExist();
   }
 
+  /** A script without "#!" runs with /bin/sh, as a shell (and execvp) would run it. */
+  @Test
+  void aScriptWithoutInterpreterLineRunsWithTheShell() throws Exception {
+    Path script = Files.writeString(tmp.resolve("plain-script"), "exit 7\n");
+    Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    assertThat(Cli.run("run", "--sim", "-q", "-o", tmp.resolve("s.apptrace").toString(), script.toString()).exit())
+        .isEqualTo(7);
+  }
+
   @Test
   void unwritableOutputIsBadInput() {
     Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("nope/x.apptrace").toString(), Cli.cudaTest("nocuda"));
