@@ -30,7 +30,6 @@ interface ProcessCalls extends Library {
   int O_CLOEXEC = 02000000;
   int SIGTERM = 15;
   int EINTR = 4;
-  int ESRCH = 3;
   int ENOENT = 2;
   int ENOEXEC = 8;
   int EACCES = 13;

@@ -34,7 +34,10 @@ public final class Program {
     return pid;
   }
 
-  /** Sends SIGTERM, unless the program has ended already. */
+  /**
+   * Sends SIGTERM, unless the program has ended already. A program that may not be signalled (it
+   * became another user's with setuid) is left alone.
+   */
   public void terminate() {
     synchronized (lock) {
       if (ended) {
@@ -43,9 +46,7 @@ public final class Program {
       try {
         ProcessCalls.INSTANCE.kill(pid, ProcessCalls.SIGTERM);
       } catch (LastErrorException e) {
-        if (e.getErrorCode() != ProcessCalls.ESRCH) {
-          throw e;
-        }
+        // ESRCH (gone) or EPERM: nothing more to do
       }
     }
   }
