@@ -10,7 +10,6 @@ import io.apptrace.graph.JsonExport;
 import io.apptrace.trace.TraceException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -35,13 +34,14 @@ final class GraphCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "A trace (.apptrace).")
   Path file;
 
-  @Option(names = "--graphml", paramLabel = "OUT", description = "Write GraphML to OUT.")
+  @Option(names = "--graphml", paramLabel = "OUT", description = "Write GraphML to OUT (gzipped if OUT ends in .gz).")
   Path graphml;
 
-  @Option(names = "--dot", paramLabel = "OUT", description = "Write Graphviz DOT to OUT.")
+  @Option(names = "--dot", paramLabel = "OUT", description = "Write Graphviz DOT to OUT (gzipped if OUT ends in .gz).")
   Path dot;
 
-  @Option(names = "--json", paramLabel = "OUT", description = "Write the graph as JSON to OUT.")
+  @Option(names = "--json", paramLabel = "OUT",
+      description = "Write the graph as JSON to OUT (gzipped if OUT ends in .gz).")
   Path json;
 
   @Option(names = "--summary", description = "Print the summary (also when writing files).")
@@ -54,6 +54,9 @@ final class GraphCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new UserException("cannot read " + file + ": no such file");
+    }
+    for (Path p : new Path[] {graphml, dot, json}) {
+      ExportFile.check(p);
     }
     Dvdg g;
     try {
@@ -79,18 +82,9 @@ final class GraphCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private interface Export {
-    void to(Writer w) throws IOException;
-  }
-
-  private static void write(Path path, Export export) throws IOException {
-    if (path == null) {
-      return;
-    }
-    try (Writer w = Files.newBufferedWriter(path)) {
-      export.to(w);
-    } catch (IOException e) {
-      throw new UserException("cannot write " + path + " (" + e.getMessage() + "); choose another path");
+  private static void write(Path path, ExportFile.Text export) {
+    if (path != null) {
+      ExportFile.writeText(path, export);
     }
   }
 }
