@@ -1,12 +1,9 @@
 package io.apptrace.cli;
 
 import java.io.BufferedOutputStream;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -72,10 +69,10 @@ final class ExportFile {
     }
   }
 
-  /** {@link #write(Path, Body)} for text. */
+  /** {@link #write(Path, Body)} for text, in UTF-8. */
   static void writeText(Path out, Text body) {
     write(out, s -> {
-      Writer w = new BufferedWriter(new OutputStreamWriter(s, StandardCharsets.UTF_8), BUFFER);
+      Writer w = new Utf8Writer(s, BUFFER);
       body.to(w);
       w.flush();
     });

@@ -59,8 +59,7 @@ public final class ExportBench {
   private static void export(Path dir, String ext, int rounds, double millions, ExportFile.Text body)
       throws IOException {
     exportStream(dir, ext, rounds, millions, out -> {
-      java.io.Writer w = new java.io.BufferedWriter(new java.io.OutputStreamWriter(out,
-          java.nio.charset.StandardCharsets.UTF_8), ExportFile.BUFFER);
+      java.io.Writer w = new Utf8Writer(out, ExportFile.BUFFER);
       body.to(w);
       w.flush();
     });
