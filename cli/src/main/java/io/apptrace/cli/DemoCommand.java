@@ -89,9 +89,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println("apptrace demo: building its dynamic value dependence graph");
     try {
       Dvdg g = DvdgBuilder.build(trace);
-      try (java.io.Writer w = Files.newBufferedWriter(graphml)) {
-        GraphMlExport.write(g, CallSites.of(g), w);
-      }
+      ExportFile.writeText(graphml, w -> GraphMlExport.write(g, CallSites.of(g), w));
       new GraphSummaryText(out).print(g, DvdgSummary.of(g), trace.toString());
     } catch (TraceException e) {
       throw new IllegalStateException("the demo's own trace is unreadable", e);
@@ -107,9 +105,7 @@ final class DemoCommand implements Callable<Integer> {
             io.apptrace.replay.Replayer.Options.defaults()));
       }
       Path timeline = dir.resolve(EXAMPLE + "-replay.json");
-      try (java.io.OutputStream o = new java.io.BufferedOutputStream(Files.newOutputStream(timeline))) {
-        io.apptrace.replay.ChromeTrace.write(results, o);
-      }
+      ExportFile.write(timeline, o -> io.apptrace.replay.ChromeTrace.write(results, o));
       ReplayText text = new ReplayText(out);
       text.comparison(results);
       for (String a : io.apptrace.replay.ReplayReport.advice(results.get(0))) {

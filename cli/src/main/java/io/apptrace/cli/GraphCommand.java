@@ -11,8 +11,6 @@ import io.apptrace.graph.JsonExport;
 import io.apptrace.trace.TraceException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Stack;
 import java.util.concurrent.Callable;
@@ -39,14 +37,15 @@ final class GraphCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "A trace (.apptrace).")
   Path file;
 
-  @Option(names = "--graphml", paramLabel = "OUT", description = "Write GraphML to OUT.")
+  @Option(names = "--graphml", paramLabel = "OUT", description = "Write GraphML to OUT (gzipped if OUT ends in .gz).")
   Path graphml;
 
-  @Option(names = "--dot", paramLabel = "OUT", description = "Write Graphviz DOT to OUT.")
+  @Option(names = "--dot", paramLabel = "OUT", description = "Write Graphviz DOT to OUT (gzipped if OUT ends in .gz).")
   Path dot;
 
   @Option(names = "--json", paramLabel = "OUT", arity = "0..1", parameterConsumer = JsonOut.class,
-      description = "Write the graph as JSON to OUT. Without OUT: print the summary as JSON (docs/CLI.md).")
+      description = "Write the graph as JSON to OUT (gzipped if OUT ends in .gz). Without OUT: print the"
+          + " summary as JSON (docs/CLI.md).")
   String json;
 
   @Option(names = "--summary", description = "Print the summary (also when writing files).")
@@ -61,6 +60,10 @@ final class GraphCommand implements Callable<Integer> {
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
+    Path jsonOut = json != null && !json.isEmpty() ? Path.of(json) : null;
+    for (Path p : new Path[] {graphml, dot, jsonOut}) {
+      ExportFile.check(p);
+    }
     Dvdg g;
     try {
       g = DvdgBuilder.build(file);
@@ -68,7 +71,6 @@ final class GraphCommand implements Callable<Integer> {
       throw new UserException(e.getMessage());
     }
     boolean summaryJson = json != null && json.isEmpty();
-    Path jsonOut = json != null && !json.isEmpty() ? Path.of(json) : null;
     boolean exporting = graphml != null || dot != null || jsonOut != null;
     CallSites sites = exporting && !noSymbols ? CallSites.of(g) : CallSites.none();
     write(graphml, w -> GraphMlExport.write(g, sites, w));
@@ -105,18 +107,9 @@ final class GraphCommand implements Callable<Integer> {
     }
   }
 
-  private interface Export {
-    void to(Writer w) throws IOException;
-  }
-
-  private static void write(Path path, Export export) throws IOException {
-    if (path == null) {
-      return;
-    }
-    try (Writer w = Files.newBufferedWriter(path)) {
-      export.to(w);
-    } catch (IOException e) {
-      throw new UserException("cannot write " + path + " (" + e.getMessage() + "); choose another path");
+  private static void write(Path path, ExportFile.Text export) {
+    if (path != null) {
+      ExportFile.writeText(path, export);
     }
   }
 }

@@ -24,9 +24,7 @@ import io.apptrace.replay.Replayer;
 import io.apptrace.trace.TraceException;
 import io.apptrace.validate.ReferenceLatency;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,10 +62,11 @@ final class ReplayCommand implements Callable<Integer> {
   List<String> nodes;
 
   @Option(names = "--timeline", paramLabel = "OUT.json",
-      description = "Write the timelines as Chrome trace / Perfetto JSON (ui.perfetto.dev).")
+      description = "Write the timelines as Chrome trace / Perfetto JSON (ui.perfetto.dev); gzipped if OUT ends in .gz.")
   Path timeline;
 
-  @Option(names = "--ops-csv", paramLabel = "OUT", description = "Write one row per operation and node.")
+  @Option(names = "--ops-csv", paramLabel = "OUT",
+      description = "Write one row per operation and node (gzipped if OUT ends in .gz).")
   Path opsCsv;
 
   @Option(names = "--json", description = "Print the JSON summary (docs/CLI.md) instead of text.")
@@ -125,6 +124,8 @@ final class ReplayCommand implements Callable<Integer> {
         throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
       }
     }
+    ExportFile.check(timeline);
+    ExportFile.check(opsCsv);
     Optional<ReferenceOptions.Loaded> ref = reference.load();
     List<Node> targets = new ArrayList<>();
     for (String n : nodes) {
@@ -161,12 +162,12 @@ final class ReplayCommand implements Callable<Integer> {
           : "no node could replay the trace: " + String.join("; ", failed));
     }
     targets = replayed;
-    write(opsCsv, out -> {
-      try (Writer w = new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8)) {
-        OpsCsv.write(results, w);
-      }
-    });
-    write(timeline, out -> ChromeTrace.write(results, out));
+    if (opsCsv != null) {
+      ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w));
+    }
+    if (timeline != null) {
+      ExportFile.write(timeline, out -> ChromeTrace.write(results, out));
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
@@ -299,19 +300,5 @@ final class ReplayCommand implements Callable<Integer> {
         !keepDurations);
   }
 
-  private interface Output {
-    void to(OutputStream out) throws IOException;
-  }
-
-  private static void write(Path path, Output o) throws IOException {
-    if (path == null) {
-      return;
-    }
-    try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(path))) {
-      o.to(out);
-    } catch (IOException e) {
-      throw new UserException("cannot write " + path + " (" + e.getMessage() + "); choose another path");
-    }
-  }
 
 }

@@ -6,6 +6,7 @@ import io.apptrace.capture.CaptureException;
 import io.apptrace.capture.CaptureOptions;
 import io.apptrace.capture.CaptureResult;
 import io.apptrace.capture.NativeLibraries;
+import io.apptrace.capture.Program;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -82,11 +83,11 @@ final class RunCommand implements Callable<Integer> {
    * While the program runs, Ctrl-C (which the terminal sends to it as well) must not stop the
    * collector before the program has said its last; a SIGTERM to apptrace is passed on.
    */
-  private static void forwardSignals(Process p) {
+  private static void forwardSignals(Program p) {
     try {
       Signal.handle(new Signal("INT"), s -> { });
-      Signal.handle(new Signal("TERM"), s -> p.destroy());
-      Signal.handle(new Signal("HUP"), s -> p.destroy());
+      Signal.handle(new Signal("TERM"), s -> p.terminate());
+      Signal.handle(new Signal("HUP"), s -> p.terminate());
     } catch (IllegalArgumentException e) {
       // a signal the JVM reserves: keep its default
     }

@@ -43,7 +43,7 @@ final class StatsText {
       out.printf(Locale.ROOT, "Process %d (parent %d): %s%n", p.pid(), p.ppid(), String.join(" ", p.argv()));
       if (!io.apptrace.graph.DvdgBuilder.isImported(s.header())) { // imports do not say how a process ended
         out.printf(Locale.ROOT, "  ended: %s%s%n",
-            p.exitCode().map(c -> "exit code " + c).orElse(p.signal() != 0 ? "signal " + p.signal() : "unknown"),
+            p.exitCode().map(c -> "exit code " + c).orElse(p.signal() != 0 ? SignalNames.describe(p.signal()) : "unknown"),
             p.clean() ? "" : " (without a clean end: the last events may be missing)");
       }
       counts(p.counts(), "  ");

@@ -1,6 +1,7 @@
 package io.apptrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code apptrace graph} on captures of real CUDA programs, as a user sees it. */
@@ -147,6 +150,71 @@ class GraphCommandTest {
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err().strip()).contains("schema version 7").contains("versions up to 1")
         .doesNotContain("Exception").doesNotContain("\n");
+  }
+
+  /** OUT.gz holds exactly what OUT holds, compressed; nothing of the writing is left beside them. */
+  @Test
+  void gzipNamedExportsAreThePlainExportsCompressed() throws Exception {
+    Path trace = capture("pipeline");
+    Cli plain = Cli.run("graph", trace.toString(), "--graphml", tmp.resolve("g.graphml").toString(),
+        "--dot", tmp.resolve("g.dot").toString(), "--json", tmp.resolve("g.json").toString());
+    assertThat(plain.exit()).as(plain.err()).isZero();
+    Cli gz = Cli.run("graph", trace.toString(), "--graphml", tmp.resolve("g.graphml.gz").toString(),
+        "--dot", tmp.resolve("g.dot.GZ").toString(), "--json", tmp.resolve("g.json.gz").toString());
+    assertThat(gz.exit()).as(gz.err()).isZero();
+    assertThat(gz.out()).contains("wrote " + tmp.resolve("g.graphml.gz"));
+    for (String[] pair : new String[][] {{"g.graphml", "g.graphml.gz"}, {"g.dot", "g.dot.GZ"}, {"g.json", "g.json.gz"}}) {
+      byte[] expected = Files.readAllBytes(tmp.resolve(pair[0]));
+      assertThat(expected.length).isGreaterThan(1000);
+      assertThat(Gzip.decompress(tmp.resolve(pair[1]))).as(pair[1]).isEqualTo(expected);
+      assertThat(Files.size(tmp.resolve(pair[1]))).isLessThan(expected.length / 3);
+    }
+    try (var files = Files.list(tmp)) {
+      assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".partial"));
+    }
+  }
+
+  /**
+   * A disk that fills during the export (a 64 KiB tmpfs; the graph of tests/cuda/threads is
+   * megabytes in every format): one line, exit 1, and no file left that could pass for the graph.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"--graphml", "--dot", "--json"})
+  void aDiskThatFillsFailsTheExportAndLeavesNoFile(String format) throws Exception {
+    Path trace = capture("threads");
+    Path disk = Files.createDirectories(tmp.resolve("disk"));
+    assumeTrue(command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", disk.toString()) == 0,
+        "mounting a small tmpfs needs root: a full disk is not tested here");
+    try {
+      Path out = disk.resolve("g.gz");
+      Cli r = Cli.run("graph", "--no-symbols", trace.toString(), format, out.toString());
+      assertThat(r.exit()).isEqualTo(1);
+      assertThat(r.err().strip()).isEqualTo("apptrace graph: cannot write " + out
+          + " (No space left on device); choose another path");
+      try (var files = Files.list(disk)) {
+        assertThat(files).isEmpty();
+      }
+    } finally {
+      command("umount", disk.toString());
+    }
+  }
+
+  private static int command(String... cmd) throws Exception {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    return p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+  }
+
+  /** As for run's trace: an export never goes through a symbolic link; refused before any work. */
+  @Test
+  void anExportToASymbolicLinkIsRefused() throws Exception {
+    Path victim = Files.writeString(tmp.resolve("victim"), "precious");
+    Path link = Files.createSymbolicLink(tmp.resolve("g.json.gz"), victim);
+    Cli r = Cli.run("graph", capture("vecadd").toString(), "--json", link.toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err().strip()).isEqualTo("apptrace graph: cannot write " + link
+        + ": it is a symbolic link, which apptrace never writes through");
+    assertThat(Files.readString(victim)).isEqualTo("precious");
+    assertThat(Files.isSymbolicLink(link)).isTrue();
   }
 
   @Test

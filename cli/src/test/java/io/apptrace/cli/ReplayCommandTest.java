@@ -64,6 +64,27 @@ class ReplayCommandTest {
     assertThat(r.out()).doesNotContain("advice: copy/compute pipeline");
   }
 
+  /** OUT.gz holds exactly what OUT holds, compressed. */
+  @Test
+  void gzipNamedTimelineAndCsvAreThePlainOnesCompressed() throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("gz"));
+    String[] plain = {"--ops-csv", dir.resolve("ops.csv").toString(), "--timeline", dir.resolve("t.json").toString()};
+    String[] gz = {"--ops-csv", dir.resolve("ops.csv.gz").toString(), "--timeline", dir.resolve("t.json.gz").toString()};
+    for (String[] outputs : new String[][] {plain, gz}) {
+      Cli r = Cli.run(concat(new String[] {"replay", pipeline.toString(), "--node", "ac922", "--node", "dgx1"}, outputs));
+      assertThat(r.exit()).as(r.err()).isZero();
+    }
+    assertThat(Gzip.decompress(dir.resolve("ops.csv.gz"))).isEqualTo(Files.readAllBytes(dir.resolve("ops.csv")));
+    assertThat(Gzip.decompress(dir.resolve("t.json.gz"))).isEqualTo(Files.readAllBytes(dir.resolve("t.json")));
+    assertThat(Files.size(dir.resolve("t.json.gz"))).isLessThan(Files.size(dir.resolve("t.json")) / 3);
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
   @Test
   void opsCsvAndTimelineAreWritten() throws Exception {
     Path csv = tmp.resolve("ops.csv");

@@ -69,6 +69,41 @@ class RunAndStatsCommandTest {
         .isEqualTo(139);
   }
 
+  /** `return -1` is exit status 255, not signal 127: run, stats and dump all say so. */
+  @Test
+  void anExitStatusOver128IsNotASignal() throws Exception {
+    Path trace = tmp.resolve("ret.apptrace");
+    Cli run = Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("exit_status"), "return", "-1");
+    assertThat(run.exit()).isEqualTo(255);
+    JsonNode p = new ObjectMapper().readTree(Cli.run("stats", "--json", trace.toString()).out()).path("processes").get(0);
+    assertThat(p.path("exit_code").asInt()).isEqualTo(255);
+    assertThat(p.path("signal").asInt()).isZero();
+    assertThat(Cli.run("stats", trace.toString()).out()).contains("ended: exit code 255\n");
+    assertThat(Cli.run("dump", trace.toString()).out().lines().filter(l -> l.contains("process_exit")))
+        .singleElement().asString().contains("exit_code: 255").doesNotContain("signal");
+  }
+
+  /** SIGKILL: run exits 137 as a shell would, and the trace has signal 9 and no exit status. */
+  @Test
+  void aSignalIsNotAnExitStatus() throws Exception {
+    Path trace = tmp.resolve("kill.apptrace");
+    Cli run = Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("exit_status"), "kill", "9");
+    assertThat(run.exit()).isEqualTo(137);
+    JsonNode p = new ObjectMapper().readTree(Cli.run("stats", "--json", trace.toString()).out()).path("processes").get(0);
+    assertThat(p.path("exit_code").isNull()).isTrue();
+    assertThat(p.path("signal").asInt()).isEqualTo(9);
+    assertThat(Cli.run("stats", trace.toString()).out()).contains("ended: signal 9 (SIGKILL)");
+  }
+
+  /** Plain shell commands, traced or not, end as the kernel says: exit(200) and SIGTERM. */
+  @Test
+  void commandsWithoutCudaExitTruthfullyToo() {
+    Path trace = tmp.resolve("sh.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", trace.toString(), "sh", "-c", "exit 200").exit()).isEqualTo(200);
+    assertThat(Cli.run("run", "--sim", "-q", "-o", trace.toString(), "sh", "-c", "kill -TERM $$").exit())
+        .isEqualTo(143);
+  }
+
   @Test
   void programArgumentsAreThePrograms() {
     Path trace = tmp.resolve("segv.apptrace");
@@ -84,6 +119,24 @@ class RunAndStatsCommandTest {
     Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("x.apptrace").toString(), "no-such-command-xyz");
     assertThat(r.exit()).isEqualTo(127);
     assertThat(r.err()).contains("apptrace run: command not found: no-such-command-xyz");
+  }
+
+  @Test
+  void aFileThatIsNotExecutableExits126() throws Exception {
+    Path script = Files.writeString(tmp.resolve("not-executable"), "#!/bin/sh\nexit 0\n");
+    Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("x.apptrace").toString(), script.toString());
+    assertThat(r.exit()).isEqualTo(126);
+    assertThat(r.err()).contains("apptrace run: cannot execute " + script + ": permission denied");
+    assertThat(tmp.resolve("x.apptrace")).doesNotExist();
+  }
+
+  /** A script without "#!" runs with /bin/sh, as a shell (and execvp) would run it. */
+  @Test
+  void aScriptWithoutInterpreterLineRunsWithTheShell() throws Exception {
+    Path script = Files.writeString(tmp.resolve("plain-script"), "exit 7\n");
+    Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    assertThat(Cli.run("run", "--sim", "-q", "-o", tmp.resolve("s.apptrace").toString(), script.toString()).exit())
+        .isEqualTo(7);
   }
 
   @Test

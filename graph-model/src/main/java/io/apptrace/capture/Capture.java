@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,8 +23,8 @@ import java.util.stream.Stream;
  * Runs a program under the interposer and writes its trace: {@code apptrace run}.
  *
  * <p>The trace file is created before the program starts (an output that cannot be written fails
- * first). The program inherits the terminal; its exit code is the result's. A socket in a fresh
- * 0700 directory receives one connection per traced process, children included.
+ * first). The program inherits the terminal; how it ended (waitpid's status) is the result's. A
+ * socket in a fresh 0700 directory receives one connection per traced process, children included.
  */
 public final class Capture {
   /** Progress, as the collector sees it. */
@@ -38,12 +39,12 @@ public final class Capture {
   /**
    * Captures the program.
    *
-   * @param onStart called with the started process (to forward signals to it)
+   * @param onStart called with the started program (to forward signals to it)
    * @param progress called about every {@code progressIntervalMs} while the program runs
    * @throws CaptureException if the trace cannot be written, the command cannot be started, or
    *     the native libraries are missing
    */
-  public CaptureResult run(Consumer<Process> onStart, Consumer<Progress> progress, long progressIntervalMs)
+  public CaptureResult run(Consumer<Program> onStart, Consumer<Progress> progress, long progressIntervalMs)
       throws CaptureException, IOException, InterruptedException {
     checkLibraries();
     List<String> notes = new ArrayList<>();
@@ -53,10 +54,10 @@ public final class Capture {
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     try {
       Path socket = dir.resolve("s");
-      int exit;
+      ExitStatus exit;
       List<ConnectionEnd> ends;
       try (Collector collector = Collector.start(socket, writer)) {
-        Process p;
+        Program p;
         try {
           p = start(socket);
         } catch (CaptureException e) { // nothing ran: leave no empty trace behind
@@ -116,12 +117,8 @@ public final class Capture {
     }
   }
 
-  private Process start(Path socket) throws CaptureException {
-    ProcessBuilder pb = new ProcessBuilder(options.command())
-        .redirectInput(ProcessBuilder.Redirect.INHERIT)
-        .redirectOutput(options.programOutput())
-        .redirectError(options.programErrors());
-    Map<String, String> env = pb.environment();
+  private Program start(Path socket) throws CaptureException {
+    Map<String, String> env = new HashMap<>(System.getenv());
     NativeLibraries libs = options.libraries();
     List<String> preload = new ArrayList<>();
     preload.add(libs.interposer().toAbsolutePath().toString());
@@ -140,48 +137,25 @@ public final class Capture {
     env.put("LD_PRELOAD", String.join(":", preload));
     env.put("APPTRACE_SOCKET", socket.toString());
     env.put("APPTRACE_MALLOC_THRESHOLD", Long.toString(options.mallocThresholdBytes()));
-    try {
-      return pb.start();
-    } catch (IOException e) {
-      String cmd = options.command().get(0);
-      String msg = String.valueOf(e.getMessage());
-      if (msg.contains("error=13")) {
-        throw new CaptureException("cannot execute " + cmd + ": permission denied", 126, e);
-      }
-      throw new CaptureException("command not found: " + cmd, 127, e);
-    }
+    return Spawn.start(options.command(), env, options.programOutput(), options.programErrors());
   }
 
-  private static int waitFor(Process p, Collector c, Consumer<Progress> progress, long intervalMs)
+  private static ExitStatus waitFor(Program p, Collector c, Consumer<Progress> progress, long intervalMs)
       throws InterruptedException, IOException {
-    while (!p.waitFor(intervalMs, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+    Optional<ExitStatus> end;
+    while ((end = p.waitFor(intervalMs)).isEmpty()) {
       progress.accept(new Progress(c.connections(), c.activeConnections(), c.events(), 0));
     }
-    return p.exitValue();
+    return end.get();
   }
 
   private Optional<String> staticRuntimeWarning() {
-    return resolveCommand(options.command().get(0))
+    return CommandPath.resolve(options.command().get(0))
         .flatMap(ElfInfo::read)
         .filter(ElfInfo::looksStaticallyLinkedToCudart)
         .map(elf -> options.command().get(0) + " does not load libcudart dynamically (it links the"
             + " CUDA runtime statically, which LD_PRELOAD cannot see): rebuild it with 'nvcc"
             + " -cudart shared', or trace it on a machine with a GPU, where the CUPTI path applies");
-  }
-
-  /** The executable a command name runs, searching PATH as execvp does. */
-  static Optional<Path> resolveCommand(String cmd) {
-    if (cmd.contains("/")) {
-      return Optional.of(Path.of(cmd)).filter(Files::isRegularFile);
-    }
-    String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-    for (String d : path.split(":")) {
-      Path p = Path.of(d.isEmpty() ? "." : d, cmd);
-      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
   }
 
   private static String hostName() {

@@ -15,8 +15,9 @@ import java.util.Objects;
  * @param waitForChildren how long to wait, after the program exits, for descendants that are still
  *     connected
  * @param libraries where libapptrace.so and the simulated runtime are
- * @param programOutput where the program's standard output goes (the terminal by default)
- * @param programErrors where the program's standard error goes (the terminal by default)
+ * @param programOutput where the program's standard output goes: the terminal (the default) or
+ *     a file ({@code Redirect.to}, {@code appendTo}, {@code DISCARD})
+ * @param programErrors where the program's standard error goes: the same
  */
 public record CaptureOptions(
     List<String> command,
@@ -42,6 +43,12 @@ public record CaptureOptions(
     Objects.requireNonNull(libraries, "libraries");
     Objects.requireNonNull(programOutput, "programOutput");
     Objects.requireNonNull(programErrors, "programErrors");
+    for (ProcessBuilder.Redirect r : List.of(programOutput, programErrors)) {
+      if (r.type() != ProcessBuilder.Redirect.Type.INHERIT && r.type() != ProcessBuilder.Redirect.Type.WRITE
+          && r.type() != ProcessBuilder.Redirect.Type.APPEND) {
+        throw new IllegalArgumentException("the program's output goes to the terminal or a file, not " + r);
+      }
+    }
     if (command.isEmpty()) {
       throw new IllegalArgumentException("command is empty");
     }

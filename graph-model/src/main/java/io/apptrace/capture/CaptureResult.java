@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The outcome of a capture.
  *
- * @param exitCode the program's exit code (128+N when signal N ended it)
+ * @param status how the program ended: its exit status, or the signal that ended it
  * @param trace the trace file written
  * @param events events received
  * @param traceBytes size of the trace file, bytes
@@ -14,10 +14,15 @@ import java.util.List;
  * @param notes remarks for the user (also written into the trace)
  */
 public record CaptureResult(
-    int exitCode, Path trace, long events, long traceBytes, List<ConnectionEnd> connections,
+    ExitStatus status, Path trace, long events, long traceBytes, List<ConnectionEnd> connections,
     List<String> notes) {
   public CaptureResult {
     connections = List.copyOf(connections);
     notes = List.copyOf(notes);
+  }
+
+  /** The exit code a shell would give: the program's exit status, or 128+N for signal N. */
+  public int exitCode() {
+    return status.shellCode();
   }
 }

@@ -23,13 +23,13 @@ import java.util.TreeMap;
 final class TraceEnd {
   private final List<ConnectionEnd> ends;
   private final long mainPid;
-  private final int exit;
+  private final ExitStatus exit;
   private final List<String> notes;
   private Optional<WriteFailure> failure;
   /** Events of the batches taken back out of the file, by pid. */
   private final Map<Integer, Long> takenBack = new TreeMap<>();
 
-  private TraceEnd(List<ConnectionEnd> ends, long mainPid, int exit, List<String> notes,
+  private TraceEnd(List<ConnectionEnd> ends, long mainPid, ExitStatus exit, List<String> notes,
       Optional<WriteFailure> failure) {
     this.ends = ends.stream().sorted(Comparator.comparingInt(ConnectionEnd::pid)).toList();
     this.mainPid = mainPid;
@@ -41,11 +41,13 @@ final class TraceEnd {
   /**
    * Writes the closing records.
    *
+   * @param exit how the program apptrace started ended ({@code mainPid}); its descendants' exit
+   *     statuses are unknown (only their parents can wait for them)
    * @param notes notes so far; the connections' and the write failure's are added
    * @return every note, as written
    * @throws IOException if even with every removable batch taken back they do not fit
    */
-  static List<String> write(TraceWriter writer, List<ConnectionEnd> ends, long mainPid, int exit,
+  static List<String> write(TraceWriter writer, List<ConnectionEnd> ends, long mainPid, ExitStatus exit,
       List<String> notes, Optional<WriteFailure> failure) throws IOException {
     return new TraceEnd(ends, mainPid, exit, notes, failure).write(writer);
   }
@@ -115,8 +117,8 @@ final class TraceEnd {
       boolean main = e.pid() == mainPid;
       ProcessExit.Builder x = ProcessExit.newBuilder()
           .setPid(e.pid())
-          .setExitCode(main ? exit : -1)
-          .setSignal(main && exit > 128 ? exit - 128 : e.processEnd().map(pe -> pe.getSignal()).orElse(0))
+          .setExitCode(main ? exit.exitCode() : -1)
+          .setSignal(main ? exit.signal() : e.processEnd().map(pe -> pe.getSignal()).orElse(0))
           .setClean(e.processEnd().isPresent());
       e.problem().ifPresent(x::setProblem);
       Batch.Builder b = Batch.newBuilder().setPid(e.pid())

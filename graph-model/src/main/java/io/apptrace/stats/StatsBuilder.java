@@ -215,11 +215,12 @@ final class StatsBuilder {
   private void collectorRecord(Proc p, Event e) {
     if (e.hasProcessExit()) {
       var x = e.getProcessExit();
-      if (x.getExitCode() >= 0) {
-        p.exitCode = x.getExitCode();
-      }
+      // A signal means no exit status: traces before apptrace took both from waitpid also
+      // recorded 128+N as the exit code of a process that signal N ended.
       if (x.getSignal() != 0) {
         p.signal = x.getSignal();
+      } else if (x.getExitCode() >= 0) {
+        p.exitCode = x.getExitCode();
       }
       p.clean |= x.getClean();
     } else if (e.hasNote()) {

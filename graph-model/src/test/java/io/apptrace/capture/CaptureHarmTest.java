@@ -47,6 +47,20 @@ class CaptureHarmTest {
   }
 
   /**
+   * The program starts as a shell would start it: none of apptrace's descriptors open in it (the
+   * trace, the JVM's jars), no signal blocked, and the environment apptrace was given.
+   */
+  @Test
+  void programStartsWithNothingOfApptracesButItsVariables() throws Exception {
+    Path trace = tmp.resolve("fds.apptrace");
+    Captured c = Captured.runCommand(tmp, trace, List.of("sh", "-c",
+        "for f in /proc/$$/fd/*; do readlink $f; done; grep SigBlk /proc/$$/status; echo \"HOME=$HOME\""), true);
+    assertThat(c.result().exitCode()).isZero();
+    assertThat(c.stdout()).doesNotContain(trace.toString()).doesNotContain(".jar")
+        .contains("SigBlk:\t0000000000000000\n").contains("HOME=" + System.getenv("HOME") + "\n");
+  }
+
+  /**
    * tests/cuda/spawn.cu with vfork: the child shares the parent's memory until it execs. Its
    * signal reset, its exec and the failed second child's _exit(127) leave the parent's state
    * alone: the parent's handler still runs, and the parent's trace ends with its own exit.
