@@ -47,8 +47,10 @@ public final class Capture {
   public CaptureResult run(Consumer<Program> onStart, Consumer<Progress> progress, long progressIntervalMs)
       throws CaptureException, IOException, InterruptedException {
     checkLibraries();
+    checkCommand();
     List<String> notes = new ArrayList<>();
     staticRuntimeWarning().ifPresent(notes::add);
+    boolean existed = Files.exists(options.output(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     TraceWriter writer = openTrace();
     Path dir = Files.createTempDirectory("apptrace-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -62,7 +64,9 @@ public final class Capture {
           p = start(socket);
         } catch (CaptureException e) { // nothing ran: leave no empty trace behind
           writer.close();
-          Files.deleteIfExists(options.output());
+          if (!existed) {
+            Files.deleteIfExists(options.output());
+          }
           throw e;
         }
         onStart.accept(p);
@@ -83,6 +87,21 @@ public final class Capture {
       }
     } finally {
       deleteTree(dir);
+    }
+  }
+
+  /**
+   * A command that does not exist or cannot be run is refused before the trace file is opened:
+   * an existing file at the output path is left as it was.
+   */
+  private void checkCommand() throws CaptureException {
+    String cmd = options.command().get(0);
+    java.util.Optional<Path> exe = CommandPath.resolve(cmd);
+    if (exe.isEmpty()) {
+      throw new CaptureException("command not found: " + cmd, 127);
+    }
+    if (!Files.isExecutable(exe.get())) {
+      throw new CaptureException("cannot execute " + cmd + ": permission denied", 126);
     }
   }
 
