@@ -9,13 +9,10 @@ import io.apptrace.capture.NativeLibraries;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.Sha256;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -76,6 +73,8 @@ final class CalibrateCommand implements Callable<Integer> {
 
   /** Everything that can be wrong before the benchmarks start; the base node, if given. */
   private Optional<CalibratedNode.Base> checkArguments() {
+    ExportFile.checkFile(output, "-o", "calibrate prints its summary on standard output");
+    ExportFile.checkFile(csv, "--csv", "calibrate prints its summary on standard output");
     if (output != null && !output.toString().endsWith(".yaml") && !output.toString().endsWith(".yml")) {
       throw new UserException("-o " + output + ": a node file's name ends in .yaml", ExitCodes.BAD_USAGE);
     }
@@ -112,8 +111,10 @@ final class CalibrateCommand implements Callable<Integer> {
     } catch (CalibrationException | NodeFileException e) {
       throw new UserException(e.getMessage());
     }
-    write(node, text);
-    write(table, csvText);
+    ExportFile.check(node);
+    ExportFile.check(table);
+    ExportFile.writeText(node, w -> w.write(text), out);
+    ExportFile.writeText(table, w -> w.write(csvText), out);
     CalibrationSummary.print(out, r);
     out.printf("wrote %s and %s (check them: apptrace validate transfers --node %s --data %s)%n", node, table, node,
         table);
@@ -138,26 +139,6 @@ final class CalibrateCommand implements Callable<Integer> {
     Path dir = p.toAbsolutePath().getParent();
     if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
       throw new UserException(p + ": cannot write there (" + dir + " is not a writable folder); give another path");
-    }
-  }
-
-  /** Writes FILE.partial, then renames it to FILE: FILE is whole or untouched. */
-  private static void write(Path file, String text) {
-    Path partial = file.resolveSibling(file.getFileName() + ".partial");
-    try {
-      Files.writeString(partial, text, StandardCharsets.UTF_8);
-      try {
-        Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } catch (IOException e) {
-      try {
-        Files.deleteIfExists(partial);
-      } catch (IOException ignored) {
-        // the message below is what matters
-      }
-      throw new UserException(file + ": cannot write it (" + e.getMessage() + "); give another path");
     }
   }
 }

@@ -89,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println("apptrace demo: building its dynamic value dependence graph");
     try {
       Dvdg g = DvdgBuilder.build(trace);
-      ExportFile.writeText(graphml, w -> GraphMlExport.write(g, CallSites.of(g), w));
+      ExportFile.writeText(graphml, w -> GraphMlExport.write(g, CallSites.of(g), w), spec.commandLine().getOut());
       new GraphSummaryText(out).print(g, DvdgSummary.of(g), trace.toString());
     } catch (TraceException e) {
       throw new IllegalStateException("the demo's own trace is unreadable", e);
@@ -105,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
             io.apptrace.replay.Replayer.Options.defaults()));
       }
       Path timeline = dir.resolve(EXAMPLE + "-replay.json");
-      ExportFile.write(timeline, o -> io.apptrace.replay.ChromeTrace.write(results, o));
+      ExportFile.write(timeline, o -> io.apptrace.replay.ChromeTrace.write(results, o), spec.commandLine().getOut());
       ReplayText text = new ReplayText(out);
       text.comparison(results);
       for (String a : io.apptrace.replay.ReplayReport.advice(results.get(0))) {

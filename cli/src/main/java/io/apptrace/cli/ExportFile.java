@@ -48,42 +48,101 @@ final class ExportFile {
   }
 
   /**
-   * Refuses OUT before any work is done: a symbolic link, a folder, or a path whose folder does
-   * not exist.
+   * How many of a command's exports go to standard output ({@code -}); more than one is bad usage,
+   * as is one beside {@code alsoStdout} (another document the command prints there, when not null).
+   */
+  static boolean oneToStdout(String alsoStdout, Path... outs) {
+    long n = java.util.Arrays.stream(outs).filter(ExportFile::stdout).count();
+    if (n > 1) {
+      throw new UserException("only one export can go to standard output (-); give the others file names",
+          ExitCodes.BAD_USAGE);
+    }
+    if (n == 1 && alsoStdout != null) {
+      throw new UserException(alsoStdout + " prints on standard output, where the export to - goes too; give the"
+          + " export a file name", ExitCodes.BAD_USAGE);
+    }
+    return n == 1;
+  }
+
+  /** Whether OUT is {@code -}: standard output. */
+  static boolean stdout(Path out) {
+    return out != null && out.toString().equals("-");
+  }
+
+  /**
+   * Refuses OUT before any work is done: anything but a regular file or a new path in an existing
+   * folder ({@link io.apptrace.trace.OutputFiles}); {@code -} (standard output) is fine.
    *
    * @throws UserException naming OUT and why
    */
   static void check(Path out) {
-    if (out == null) {
+    if (out == null || stdout(out)) {
       return;
     }
-    if (Files.isSymbolicLink(out)) {
-      throw new UserException("cannot write " + out + ": it is a symbolic link, which apptrace never writes through");
-    }
-    if (Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
-      throw new UserException("cannot write " + out + ": it is a folder");
-    }
-    Path dir = out.toAbsolutePath().getParent();
-    if (dir != null && !Files.isDirectory(dir)) {
-      throw new UserException("cannot write " + out + ": its folder does not exist");
-    }
-  }
-
-  /** {@link #write(Path, Body)} for text, in UTF-8. */
-  static void writeText(Path out, Text body) {
-    write(out, s -> {
-      Writer w = new Utf8Writer(s, BUFFER);
-      body.to(w);
-      w.flush();
+    io.apptrace.trace.OutputFiles.problem(out).ifPresent(why -> {
+      throw new UserException("cannot write " + out + ": " + why);
     });
   }
 
   /**
-   * Writes OUT whole, or leaves it as it was.
+   * As {@link #check}, for an option whose output cannot go to standard output (a binary trace,
+   * or a command that prints its own report there): {@code -} is bad usage saying why.
+   */
+  static void checkFile(Path out, String option, String whyNotStdout) {
+    if (stdout(out)) {
+      throw new UserException(option + " -: " + whyNotStdout + "; give a file name", ExitCodes.BAD_USAGE);
+    }
+    check(out);
+  }
+
+  /** {@link #write(Path, Body, java.io.PrintWriter)} to a file only (no {@code -}). */
+  static void write(Path out, Body body) {
+    write(out, body, null);
+  }
+
+  /** {@link #writeText(Path, Text, java.io.PrintWriter)} to a file only (no {@code -}). */
+  static void writeText(Path out, Text body) {
+    writeText(out, body, null);
+  }
+
+  /** {@link #write(Path, Body, java.io.PrintWriter)} for text, in UTF-8. */
+  static void writeText(Path out, Text body, java.io.PrintWriter stdout) {
+    if (out == null) {
+      return;
+    }
+    if (stdout(out) && stdout != null) {
+      try {
+        body.to(stdout);
+        stdout.flush();
+      } catch (IOException e) {
+        throw new UserException("cannot write to standard output (" + e.getMessage() + ")");
+      }
+      return;
+    }
+    write(out, s -> {
+      Writer w = new Utf8Writer(s, BUFFER);
+      body.to(w);
+      w.flush();
+    }, stdout);
+  }
+
+  /**
+   * Writes OUT whole, or leaves it as it was; {@code -} writes to {@code stdout} (never gzipped).
    *
    * @throws UserException when OUT cannot be written, naming it and why
    */
-  static void write(Path out, Body body) {
+  static void write(Path out, Body body, java.io.PrintWriter stdout) {
+    if (out == null) {
+      return;
+    }
+    if (stdout(out) && stdout != null) {
+      try (OutputStream s = new WriterOutputStream(stdout)) {
+        body.to(s);
+      } catch (IOException e) {
+        throw new UserException("cannot write to standard output (" + e.getMessage() + ")");
+      }
+      return;
+    }
     check(out);
     Path partial = out.resolveSibling(out.getFileName() + ".partial");
     LatchedOutputStream file = null;

@@ -61,34 +61,39 @@ final class GraphCommand implements Callable<Integer> {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
     Path jsonOut = json != null && !json.isEmpty() ? Path.of(json) : null;
+    boolean summaryJson = json != null && json.isEmpty();
     for (Path p : new Path[] {graphml, dot, jsonOut}) {
       ExportFile.check(p);
     }
+    // an export to - takes standard output: the summary and what was written go to stderr
+    boolean exportToStdout = ExportFile.oneToStdout(summaryJson ? "--json without OUT (the summary)" : null, graphml,
+        dot, jsonOut);
     Dvdg g;
     try {
       g = DvdgBuilder.build(file);
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
-    boolean summaryJson = json != null && json.isEmpty();
     boolean exporting = graphml != null || dot != null || jsonOut != null;
     CallSites sites = exporting && !noSymbols ? CallSites.of(g) : CallSites.none();
-    write(graphml, w -> GraphMlExport.write(g, sites, w));
-    write(dot, w -> DotExport.write(g, sites, w));
-    write(jsonOut, w -> JsonExport.write(g, sites, w));
     PrintWriter out = spec.commandLine().getOut();
+    ExportFile.writeText(graphml, w -> GraphMlExport.write(g, sites, w), out);
+    ExportFile.writeText(dot, w -> DotExport.write(g, sites, w), out);
+    ExportFile.writeText(jsonOut, w -> JsonExport.write(g, sites, w), out);
+    PrintWriter report = exportToStdout ? spec.commandLine().getErr() : out;
     if (summaryJson) {
       out.println(DvdgSummaryJson.of(g, DvdgSummary.of(g), file.toString()).toPrettyString());
     } else if (summary || !exporting) {
-      new GraphSummaryText(out).print(g, DvdgSummary.of(g), file.toString());
+      new GraphSummaryText(report).print(g, DvdgSummary.of(g), file.toString());
     }
-    // with the JSON summary on stdout, what was written goes to stderr: stdout stays one document
-    PrintWriter said = summaryJson ? spec.commandLine().getErr() : out;
+    // with a document on stdout, what was written goes to stderr: stdout stays that one document
+    PrintWriter said = summaryJson || exportToStdout ? spec.commandLine().getErr() : out;
     for (Path p : new Path[] {graphml, dot, jsonOut}) {
-      if (p != null) {
+      if (p != null && !ExportFile.stdout(p)) {
         said.println("wrote " + p);
       }
     }
+    report.flush();
     out.flush();
     said.flush();
     return ExitCodes.OK;
@@ -107,9 +112,4 @@ final class GraphCommand implements Callable<Integer> {
     }
   }
 
-  private static void write(Path path, ExportFile.Text export) {
-    if (path != null) {
-      ExportFile.writeText(path, export);
-    }
-  }
 }

@@ -65,9 +65,7 @@ final class ImportCommand implements Callable<Integer> {
       throw new UserException("cannot read " + file + ": permission denied");
     }
     Path out = output != null ? output : Path.of(defaultName(file.getFileName().toString()));
-    if (Files.isDirectory(out)) {
-      throw new UserException("cannot write " + out + ": it is a directory; give a file name with -o");
-    }
+    ExportFile.checkFile(out, "-o", "a trace is binary, and import prints its report on standard output");
     Importer.Options o = Importer.Options.defaults().withKinetoDefaultStream(kinetoDefaultStream);
     if (tmpDir != null) {
       if (!Files.isDirectory(tmpDir)) {

@@ -126,6 +126,8 @@ final class ReplayCommand implements Callable<Integer> {
     }
     ExportFile.check(timeline);
     ExportFile.check(opsCsv);
+    // an export to - takes standard output: the report then goes to stderr
+    boolean exportToStdout = ExportFile.oneToStdout(json ? "--json" : null, timeline, opsCsv);
     Optional<ReferenceOptions.Loaded> ref = reference.load();
     List<Node> targets = new ArrayList<>();
     for (String n : nodes) {
@@ -162,13 +164,10 @@ final class ReplayCommand implements Callable<Integer> {
           : "no node could replay the trace: " + String.join("; ", failed));
     }
     targets = replayed;
-    if (opsCsv != null) {
-      ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w));
-    }
-    if (timeline != null) {
-      ExportFile.write(timeline, out -> ChromeTrace.write(results, out));
-    }
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter stdout = spec.commandLine().getOut();
+    ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w), stdout);
+    ExportFile.write(timeline, o -> ChromeTrace.write(results, o), stdout);
+    PrintWriter out = exportToStdout ? spec.commandLine().getErr() : stdout;
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
       referenceJson(root, ref, fallbacks);
@@ -181,7 +180,7 @@ final class ReplayCommand implements Callable<Integer> {
         out.println("not replayed on " + f);
       }
       for (Path p : new Path[] {opsCsv, timeline}) {
-        if (p != null) {
+        if (p != null && !ExportFile.stdout(p)) {
           out.println("wrote " + p);
         }
       }

@@ -7,12 +7,8 @@ import io.apptrace.topo.SkeletonWriter;
 import io.apptrace.topo.Topo;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,6 +40,10 @@ final class TopoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
+    if (ExportFile.stdout(output)) {
+      output = null; // -o -: the skeleton on standard output, as without -o
+    }
+    ExportFile.check(output);
     StatusLine phases = new StatusLine(err, System.console() != null); // a line per phase: topo is quick
     Topo.Result r;
     try {
@@ -66,7 +66,7 @@ final class TopoCommand implements Callable<Integer> {
       spec.commandLine().getOut().print(s.yaml());
       spec.commandLine().getOut().flush();
     } else {
-      write(output, s.yaml());
+      ExportFile.writeText(output, w -> w.write(s.yaml()), spec.commandLine().getOut());
     }
     TopoText.summary(r, read, err);
     for (String note : r.notes()) {
@@ -82,24 +82,6 @@ final class TopoCommand implements Callable<Integer> {
     }
     err.flush();
     return ExitCodes.OK;
-  }
-
-  /** Writes FILE.partial, then moves it over FILE: a reader never sees half a node file. */
-  private static void write(Path file, String text) {
-    Path partial = file.resolveSibling(file.getFileName() + ".partial");
-    try {
-      Files.writeString(partial, text, StandardCharsets.UTF_8);
-      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      try {
-        Files.deleteIfExists(partial);
-      } catch (IOException ignored) {
-        // the first error is the one to report
-      }
-      String why = e instanceof NoSuchFileException ? "its folder does not exist"
-          : e instanceof AccessDeniedException ? "permission denied" : e.getMessage();
-      throw new UserException("cannot write " + file + ": " + why);
-    }
   }
 
   /** The host name, as the kernel has it. */

@@ -216,8 +216,8 @@ class CalibrateCommandTest {
         + " ends in .yaml");
     Cli noDir = Cli.run("calibrate", "--sim", "-o", "/no/such/dir/x.yaml");
     assertThat(noDir.exit()).isEqualTo(1);
-    assertThat(noDir.err().strip()).isEqualTo("apptrace calibrate: /no/such/dir/x.yaml: cannot write there"
-        + " (/no/such/dir is not a writable folder); give another path");
+    assertThat(noDir.err().strip()).isEqualTo("apptrace calibrate: cannot write /no/such/dir/x.yaml: its folder does"
+        + " not exist");
     Cli base = Cli.run("calibrate", "--sim", "--base", "cray-1");
     assertThat(base.exit()).isEqualTo(1);
     assertThat(base.err().strip()).startsWith("apptrace calibrate: --base: no bundled node named 'cray-1'")

@@ -40,6 +40,11 @@ class CliContractTest {
         + " \"name\": \"aten::mul\", \"ts\": 5, \"dur\": 2, \"pid\": 1, \"tid\": 1}]}";
     Files.writeString(tmp.resolve("cpu-only.json"), cpuOnly);
     Files.writeString(tmp.resolve("cpu-only-cut.json"), cpuOnly.substring(0, 100));
+    Files.createSymbolicLink(tmp.resolve("link.yaml"), tmp.resolve("elsewhere.yaml"));
+    new ProcessBuilder("mkfifo", tmp.resolve("fifo").toString()).start().waitFor();
+    // a device node of our own (root only, as in CI): a refusal that failed would replace it, not /dev/full
+    new ProcessBuilder("mknod", tmp.resolve("device").toString(), "c", "1", "7").start().waitFor();
+    Files.writeString(tmp.resolve("not-executable"), "#!/bin/sh\necho hi\n");
   }
 
   static Stream<Arguments> contract() {
@@ -76,6 +81,27 @@ class CliContractTest {
         + " export: export it with 'nsys export --type sqlite -o copy.sqlite copy.nsys-rep', then import copy.sqlite");
     row(rows, "import TMP/old.qdrep", 1, "'nsys export --type sqlite -o old.sqlite old.qdrep'");
     row(rows, "import TMP/cpu-only.json", 1, "a Chrome trace with no CUDA events");
+    row(rows, "run -- TMP/not-executable", 126, "apptrace run: cannot execute TMP/not-executable: permission denied");
+    row(rows, "run -- TMP/no-such-program", 127, "apptrace run: command not found: TMP/no-such-program");
+    // files to write: a regular file or a new path, never a link, device or FIFO; - only where it fits
+    for (String write : new String[] {"topo -o", "graph TRACE --graphml", "graph TRACE --dot", "graph TRACE --json",
+        "replay TRACE --node dgx1 --timeline", "replay TRACE --node dgx1 --ops-csv", "import TMP/cpu-only.json -o",
+        "run -o"}) {
+      String tail = write.startsWith("run") ? " -- /bin/true" : "";
+      String cmd = write.split(" ")[0];
+      row(rows, write + " TMP/device" + tail, 1, "apptrace " + cmd + ": cannot write TMP/device: it is a device, FIFO"
+          + " or socket, not a regular file");
+      row(rows, write + " TMP/fifo" + tail, 1, "cannot write TMP/fifo: it is a device, FIFO or socket");
+      row(rows, write + " TMP/link.yaml" + tail, 1, "cannot write TMP/link.yaml: it is a symbolic link, which"
+          + " apptrace never writes through");
+      row(rows, write + " DIR" + tail, 1, "cannot write DIR: it is a folder");
+    }
+    row(rows, "run -o - -- /bin/true", 2, "apptrace run: -o -: the trace is binary");
+    row(rows, "import TMP/cpu-only.json -o -", 2, "apptrace import: -o -: a trace is binary");
+    row(rows, "calibrate --sim -o -", 2, "apptrace calibrate: -o -: calibrate prints its summary");
+    row(rows, "graph TRACE --graphml - --dot -", 2, "only one export can go to standard output (-)");
+    row(rows, "graph TRACE --graphml - --json", 2, "--json without OUT (the summary) prints on standard output");
+    row(rows, "replay TRACE --node dgx1 --timeline - --json", 2, "--json prints on standard output");
     row(rows, "import TMP/cpu-only-cut.json", 1, "the file ends early (at byte 100 of the decompressed JSON), before"
         + " any CUDA event");
     return rows.stream();
@@ -93,6 +119,8 @@ class CliContractTest {
   @MethodSource("contract")
   void everyCommandExitsAsDocumented(String args, int exit, String says) {
     String line = fill(args);
+    org.junit.jupiter.api.Assumptions.assumeTrue(!args.contains("TMP/device") || Files.exists(tmp.resolve("device")),
+        "no device node of our own here (mknod needs root)");
     Cli r = Cli.run(line.isEmpty() ? new String[0] : line.split(" "));
     assertThat(r.exit()).as("exit of 'apptrace %s': %s", line, r.err()).isEqualTo(exit);
     String first = r.err().lines().findFirst().orElse("");
@@ -100,6 +128,43 @@ class CliContractTest {
     assertThat(r.err()).as("no stack trace").doesNotContain("\tat ").doesNotContain("Exception");
     if (exit == 1) {
       assertThat(r.err().strip().lines().count()).as("bad input is one line: " + r.err()).isEqualTo(1);
+    }
+  }
+
+  /** An export to - goes to standard output alone: what was written, and any summary, go to stderr. */
+  @org.junit.jupiter.api.Test
+  void anExportToDashIsStandardOutput() throws Exception {
+    Cli g = Cli.run("graph", trace.toString(), "--graphml", "-");
+    assertThat(g.exit()).as(g.err()).isZero();
+    assertThat(g.out()).startsWith("<?xml").contains("<graphml").doesNotContain("wrote");
+    Path file = tmp.resolve("same.graphml");
+    assertThat(Cli.run("graph", trace.toString(), "--graphml", file.toString()).exit()).isZero();
+    assertThat(g.out()).isEqualTo(Files.readString(file));
+    Cli r = Cli.run("replay", trace.toString(), "--node", "dgx1", "--timeline", "-");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("{").contains("traceEvents");
+    assertThat(r.err()).contains("on dgx1: projected makespan");
+    Cli t = Cli.run("topo", "-o", "-", "--no-hwloc");
+    assertThat(t.exit()).as(t.err()).isZero();
+    assertThat(t.out()).contains("name: ");
+  }
+
+  /** A full disk under standard output is exit 1 with one line, not exit 0 with the output lost. */
+  @org.junit.jupiter.api.Test
+  void aFailedWriteToStandardOutputIsExitOne() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/dev/full")), "no /dev/full here");
+    for (String[] args : new String[][] {{"nodes"}, {"stats", trace.toString(), "--json"},
+        {"replay", trace.toString(), "--node", "dgx1"}, {"model", "--node", "dgx1", "--sweep"}}) {
+      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-cp", System.getProperty("java.class.path"), "io.apptrace.cli.Main"));
+      cmd.addAll(List.of(args));
+      Path err = tmp.resolve("err.txt");
+      Process p = new ProcessBuilder(cmd).redirectOutput(new java.io.File("/dev/full")).redirectError(err.toFile())
+          .start();
+      assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(String.join(" ", args)).isEqualTo(1);
+      assertThat(Files.readString(err).strip()).isEqualTo("apptrace " + args[0] + ": cannot write to standard output"
+          + " (a full disk, or a closed pipe): what was printed is incomplete");
     }
   }
 }

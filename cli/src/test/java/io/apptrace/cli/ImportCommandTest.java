@@ -112,6 +112,6 @@ class ImportCommandTest {
 
     Cli dir = Cli.run("import", kineto().toString(), "-o", tmp.toString());
     assertThat(dir.exit()).isEqualTo(1);
-    assertThat(dir.err()).contains("it is a directory");
+    assertThat(dir.err()).contains("it is a folder");
   }
 }

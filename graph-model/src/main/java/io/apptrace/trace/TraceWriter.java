@@ -43,13 +43,18 @@ public final class TraceWriter implements Closeable {
 
   /**
    * Creates (or replaces) the file at {@code path} and writes the magic and the header. A
-   * symbolic link at {@code path} is refused, never followed.
+   * symbolic link, a device, FIFO or socket at {@code path} is refused (OutputFiles).
    *
    * @throws IOException if the file cannot be created or written
    */
   public static TraceWriter create(Path path, TraceHeader header) throws IOException {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(header, "header");
+    // a FIFO would block the open, a device would take the trace: only a regular file or a new path
+    java.util.Optional<String> unwritable = OutputFiles.problem(path);
+    if (unwritable.isPresent()) {
+      throw new IOException(unwritable.get());
+    }
     FileChannel channel;
     try {
       channel =
