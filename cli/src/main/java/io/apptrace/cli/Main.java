@@ -56,7 +56,17 @@ public final class Main {
     if (System.getProperty("picocli.converters.excludes") == null) {
       System.setProperty("picocli.converters.excludes", "java\\.sql\\..*,java\\.time\\..*");
     }
-    int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    int code = run(args, out, err);
+    // a PrintWriter keeps a failed write to itself: a full disk or a closed pipe under stdout must
+    // not end in exit 0 with the output lost
+    if (out.checkError() || System.out.checkError()) {
+      String cmd = args.length > 0 && COMMANDS.contains(args[0]) ? "apptrace " + args[0] : "apptrace";
+      err.println(cmd + ": cannot write to standard output (a full disk, or a closed pipe): what was printed is"
+          + " incomplete");
+      code = code == ExitCodes.OK ? ExitCodes.BAD_INPUT : code;
+    }
     if (Boolean.getBoolean("apptrace.startup.report")) {
       // for the startup benchmark (docs/BENCHMARKS.md): milliseconds since the JVM started
       long inMain = (System.nanoTime() - entered) / 1_000_000;
