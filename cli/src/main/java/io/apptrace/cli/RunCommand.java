@@ -25,9 +25,17 @@ import sun.misc.Signal;
 @Command(
     name = "run",
     header = "Runs a program and records what it does with CUDA.",
-    description =
+    description = {
         "Runs CMD and records what it does with CUDA memory and kernels. Exits with CMD's exit"
-            + " code (128+N when signal N ended it; 127 when CMD does not exist).")
+            + " code (128+N when signal N ended it; 127 when CMD does not exist; 126 when it cannot be"
+            + " executed).",
+        "",
+        "With --sim, CMD runs on the simulated CUDA runtime (no GPU needed). Its settings"
+            + " (docs/SIMULATED-DEVICE.md):",
+        "  APPTRACE_SIM_DEVICES=N     number of devices, 1 to 64",
+        "  APPTRACE_SIM_CONFIG=FILE   device properties and the timing model (an INI file)",
+        "  APPTRACE_SIM_REALTIME=1    synchronization waits for simulated time",
+        "  APPTRACE_SIM_QUIET=1       no \"not supported\" messages on stderr"})
 final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -59,6 +67,7 @@ final class RunCommand implements Callable<Integer> {
         "cannot find libapptrace.so: run apptrace through its launcher, or set APPTRACE_HOME to"
             + " the distribution folder"));
     Path out = output != null ? output : CaptureOptions.defaultOutput(command);
+    ExportFile.checkFile(out, "-o", "the trace is binary, and the program may write to standard output");
     CaptureOptions opts = new CaptureOptions(command, out, simulated,
         Sizes.parse(mallocThreshold, "--malloc-threshold"), Duration.ofSeconds(waitChildren), libs);
     boolean live = !quiet && System.console() != null;
@@ -75,8 +84,46 @@ final class RunCommand implements Callable<Integer> {
     }
     if (!quiet) {
       summary(err, r);
+      failures(err, r.trace(), simulated);
     }
     return r.exitCode();
+  }
+
+  /** Traces larger than this are not read again for the summary of failed calls (it would take seconds). */
+  static final long FAILURES_READ_LIMIT = 64L << 20;
+
+  /**
+   * The calls that failed, by error, with what to do: without --sim on a machine with no usable GPU,
+   * use the simulated device; on it, which calls it does not support.
+   */
+  static void failures(PrintWriter err, Path trace, boolean simulated) {
+    io.apptrace.stats.TraceStats s;
+    try {
+      if (java.nio.file.Files.size(trace) > FAILURES_READ_LIMIT) {
+        return;
+      }
+      s = StatsCommand.read(trace);
+    } catch (IOException | UserException e) {
+      return; // the trace's own problems are reported by stats; the capture's summary is done
+    }
+    io.apptrace.stats.Counts c = s.totals();
+    if (c.failedCalls() == 0) {
+      return;
+    }
+    List<String> by = new java.util.ArrayList<>();
+    c.failuresByResult().entrySet().stream().sorted(java.util.Map.Entry.<Long, Long>comparingByValue().reversed())
+        .limit(3).forEach(e -> by.add(io.apptrace.trace.CudaErrors.name(e.getKey())
+            + (c.failuresByResult().size() > 1 ? " " + e.getValue() : "")));
+    long noGpu = c.failuresByResult().getOrDefault(100L, 0L) + c.failuresByResult().getOrDefault(35L, 0L);
+    String hint = !simulated && noGpu * 2 >= c.failedCalls()
+        ? ": no usable GPU here; to capture on the simulated device use `apptrace run --sim`" : "";
+    err.printf(Locale.ROOT, "apptrace: %,d of %,d CUDA calls failed (%s)%s%n", c.failedCalls(), c.totalCalls(),
+        String.join(", ", by), hint);
+    if (simulated && !c.unsupportedCalls().isEmpty()) {
+      err.println("apptrace: the simulated device does not support " + String.join(", ",
+          c.unsupportedCalls().keySet()) + " (they returned cudaErrorNotSupported; docs/SIMULATED-DEVICE.md)");
+    }
+    err.flush();
   }
 
   /**

@@ -139,11 +139,36 @@ class RunAndStatsCommandTest {
         .isEqualTo(7);
   }
 
+  /**
+   * Without --sim on a machine with no GPU (no driver here: the real runtime fails every call),
+   * the summary says how many calls failed, with which error, and what to do.
+   */
+  @Test
+  void withoutAGpuTheSummarySaysSoAndPointsToTheSimulatedDevice() {
+    Cli r = Cli.run("run", "-o", tmp.resolve("nogpu.apptrace").toString(), Cli.cudaTest("vecadd"));
+    assertThat(r.err()).containsPattern("apptrace: \\d+ of \\d+ CUDA calls failed \\((cudaErrorInsufficientDriver|"
+        + "cudaErrorNoDevice)[^)]*\\): no usable GPU here; to capture on the simulated device use `apptrace run --sim`");
+    Cli help = Cli.run("run", "--help");
+    assertThat(help.out()).contains("APPTRACE_SIM_DEVICES").contains("APPTRACE_SIM_CONFIG")
+        .contains("APPTRACE_SIM_REALTIME").contains("APPTRACE_SIM_QUIET");
+  }
+
+  /** On the simulated device, the summary names the calls it does not support. */
+  @Test
+  void onTheSimulatedDeviceTheSummaryNamesWhatItDoesNotSupport() {
+    String program = java.nio.file.Path.of(System.getProperty("apptrace.cuda.tests.dir")).resolveSibling("sim-tests")
+        .resolve("sim_errors").toString();
+    Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("unsupported.apptrace").toString(), program);
+    assertThat(r.err()).contains("CUDA calls failed (").contains("cudaErrorNotSupported")
+        .containsPattern("the simulated device does not support [^\\n]*cudaGraphCreate");
+  }
+
   @Test
   void unwritableOutputIsBadInput() {
     Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("nope/x.apptrace").toString(), Cli.cudaTest("nocuda"));
     assertThat(r.exit()).isEqualTo(1);
-    assertThat(r.err()).startsWith("apptrace run: cannot write the trace").contains("nope/x.apptrace");
+    assertThat(r.err().strip()).isEqualTo("apptrace run: cannot write " + tmp.resolve("nope/x.apptrace")
+        + ": its folder does not exist");
   }
 
   @Test

@@ -13,6 +13,8 @@ import java.util.TreeMap;
 public final class Counts {
   private final Map<String, Long> apiCalls = new TreeMap<>();
   private final Map<String, Long> apiTimeNs = new TreeMap<>();
+  private final Map<Long, Long> failuresByResult = new TreeMap<>();
+  private final Map<String, Long> unsupportedCalls = new TreeMap<>();
   /** GPU work with measured GPU times, by kind: {count, GPU time ns, bytes}. */
   private final Map<String, long[]> gpuWork = new TreeMap<>();
   private final Map<String, Long> kernelLaunches = new TreeMap<>();
@@ -45,12 +47,29 @@ public final class Counts {
     }
   }
 
-  void call(String function, boolean failed, long durationNs) {
+  void call(String function, long result, long durationNs) {
     apiCalls.merge(function, 1L, Long::sum);
     apiTimeNs.merge(function, Math.max(0, durationNs), Long::sum);
-    if (failed) {
+    if (result != 0) {
       failedCalls++;
+      failuresByResult.merge(result, 1L, Long::sum);
+      if (result == NOT_SUPPORTED) {
+        unsupportedCalls.merge(function, 1L, Long::sum);
+      }
     }
+  }
+
+  /** cudaErrorNotSupported: what the simulated device returns for a call it does not implement. */
+  static final long NOT_SUPPORTED = 801;
+
+  /** Failed calls by the error code they returned. */
+  public Map<Long, Long> failuresByResult() {
+    return failuresByResult;
+  }
+
+  /** Calls that returned cudaErrorNotSupported, by function name. */
+  public Map<String, Long> unsupportedCalls() {
+    return unsupportedCalls;
   }
 
   void launch(long kernelId) {

@@ -92,7 +92,7 @@ final class StatsBuilder {
     if (e.getApi() != Api.API_UNSPECIFIED) {
       String fn = ApiNames.of(e);
       for (Counts c : scopes) {
-        c.call(fn, e.getResult() != 0, e.getDurationNs());
+        c.call(fn, e.getResult(), e.getDurationNs());
       }
     }
     body(p, t, e, scopes);

@@ -87,6 +87,8 @@ public final class StatsJson {
     ms.put("count", c.memsets());
     ms.put("bytes", c.memsetBytes());
     longs(n.putObject("api_time_ns"), c.apiTimeNs());
+    ObjectNode byError = n.putObject("failed_calls_by_error");
+    c.failuresByResult().forEach((code, k) -> byError.put(io.apptrace.trace.CudaErrors.name(code), k));
     ObjectNode gpu = n.putObject("gpu_work");
     c.gpuWork().forEach((kind, v) -> {
       ObjectNode g = gpu.putObject(kind);
