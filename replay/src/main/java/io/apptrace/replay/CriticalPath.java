@@ -84,13 +84,13 @@ final class CriticalPath {
           out.add(new ReplayResult.Segment(what, op.name(), start[id], end[id], id, klass));
           t = start[id];
           double delay = Double.isNaN(dispatchDelay[id]) ? 0 : dispatchDelay[id];
-          if (delay > 0 && causeType[id] != Replayer.CAUSE_ENGINE) { // --keep-measured's dispatch delay
+          if (delay > 0 && causeType[id] != Cause.ENGINE) { // --keep-measured's dispatch delay
             out.add(new ReplayResult.Segment("host", op.kind() == ReplayProgram.Kind.COPY
                 ? "before the copy's DMA, as measured (staging, driver)" : "launch latency, as measured",
                 start[id] - delay, start[id], id, "host"));
             t = start[id] - delay;
           }
-          if (causeType[id] == Replayer.CAUSE_ISSUE || causeId[id] < 0) {
+          if (causeType[id] == Cause.ISSUE || causeId[id] < 0) {
             kind = issuedBy[id] >= 0 ? CALL_START : -1;
             id = issuedBy[id];
           } else {

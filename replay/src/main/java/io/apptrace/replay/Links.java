@@ -57,8 +57,8 @@ final class Links {
     /** Sets the rate from {@code now} on, and the times of the end and the milestone at it. */
     void setRate(double r, long now) {
       rate = r;
-      doneAt = r > 0 ? now + ticks(bytesLeft / r) : Long.MAX_VALUE;
-      milestoneAt = r > 0 && milestone > 0 ? now + ticks(Math.max(0, bytesLeft - milestone) / r) : Long.MAX_VALUE;
+      doneAt = r > 0 ? now + Clock.ticks(bytesLeft / r) : Long.MAX_VALUE;
+      milestoneAt = r > 0 && milestone > 0 ? now + Clock.ticks(Math.max(0, bytesLeft - milestone) / r) : Long.MAX_VALUE;
     }
 
     Flow(int op, int[] resources, double[] factors, double maxRate, double bytes) {
@@ -112,14 +112,6 @@ final class Links {
   /** The absolute time of the next completion or milestone, ns; valid after {@link #update}. */
   long nextAt() {
     return nextAt;
-  }
-
-  /** A duration in ns rounded to the clock's nanosecond; never negative, saturating far away. */
-  static long ticks(double ns) {
-    if (!(ns > 0)) {
-      return 0;
-    }
-    return ns >= 0x1p62 ? Long.MAX_VALUE / 2 : Math.round(ns);
   }
 
   /**

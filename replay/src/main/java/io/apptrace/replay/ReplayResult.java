@@ -70,12 +70,21 @@ public final class ReplayResult {
     this.engineBusy = engineBusy;
   }
 
-  @SuppressWarnings("checkstyle:ParameterNumber")
-  static ReplayResult of(ReplayProgram p, Node node, Replayer.Options o, double[] issue, double[] start, double[] end,
-      int[] engineOf, String[] engineNames, int[] causeType, int[] causeId, int[] issuedBy, int[] callBase,
-      double[] callStart,
-      double[] callEnd, int[] callEndCause, Links links, boolean[] lowerBound, boolean[] modelled, List<String> notes,
-      int[] gpuOf, double[] peakBwNs, double[] boeNs, double[] dispatchDelay) {
+  /** The result of a replay: its timeline, read into makespan, critical path, breakdown and link use. */
+  static ReplayResult of(Timeline tl, Node node, Replayer.Options o) {
+    ReplayProgram p = tl.program();
+    OpTable t = tl.ops();
+    double[] issue = t.issue;
+    double[] start = t.start;
+    double[] end = t.end;
+    int[] engineOf = t.engineOf;
+    int[] gpuOf = t.gpuOf;
+    String[] engineNames = tl.engineNames();
+    int[] callBase = tl.callBase();
+    double[] callStart = tl.callStart();
+    double[] callEnd = tl.callEnd();
+    Links links = tl.links();
+    List<String> notes = new ArrayList<>(tl.notes());
     // a view, not an object per operation: replays of millions of operations
     List<OpTimes> ops = new java.util.AbstractList<>() {
       @Override
@@ -106,10 +115,10 @@ public final class ReplayResult {
       }
     }
     List<List<CallTimes>> calls = new ArrayList<>();
-    for (int t = 0; t < p.threads().size(); t++) {
-      int thread = t;
-      int base = callBase[t];
-      int n = callBase[t + 1] - base;
+    for (int th = 0; th < p.threads().size(); th++) {
+      int thread = th;
+      int base = callBase[th];
+      int n = callBase[th + 1] - base;
       calls.add(new java.util.AbstractList<>() {
         @Override
         public CallTimes get(int i) {
@@ -132,9 +141,8 @@ public final class ReplayResult {
         break;
       }
     }
-    CriticalPath cp = new CriticalPath(p, start, end, dispatchDelay, causeType, causeId, issuedBy, callBase, callStart,
-        callEnd,
-        callEndCause);
+    CriticalPath cp = new CriticalPath(p, start, end, tl.dispatchDelay(), t.causeType, t.causeId, t.issuedBy, callBase,
+        callStart, callEnd, tl.callEndCause());
     List<Segment> path = cp.walk(makespan);
     Map<String, Double> breakdown = new LinkedHashMap<>();
     for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
@@ -159,9 +167,10 @@ public final class ReplayResult {
       }
     }
     ReplayResult r = new ReplayResult(p, node, o, ops, calls, makespan, path, breakdown,
-        uses, List.copyOf(notes), lowerBound, modelled, busy);
-    r.peakBwNs = peakBwNs;
-    r.boeNs = boeNs;
+        uses, List.copyOf(notes), t.lowerBound, t.modelled, busy);
+    r.peakBwNs = t.peakBwNs;
+    r.boeNs = t.boeNs;
+    r.events = tl.events();
     return r;
   }
 

@@ -1,0 +1,60 @@
+package io.apptrace.replay;
+
+import java.util.Arrays;
+import java.util.function.IntConsumer;
+
+/**
+ * What each operation waits for before it may start (stream order, events, the legacy stream's
+ * and implicit synchronization's rules: {@link StreamRules} says which), as counts and lists of
+ * dependents in primitive arrays.
+ */
+final class Dependencies {
+  private final OpTable t;
+  private final MeasuredTiming measured;
+  /** Per operation: operations not done yet that it waits for. */
+  private final int[] left;
+  // dependents: singly linked lists
+  private final int[] head;
+  private int[] next = new int[1024];
+  private int[] to = new int[1024];
+  private int count;
+
+  Dependencies(OpTable t, MeasuredTiming measured) {
+    this.t = t;
+    this.measured = measured;
+    left = new int[t.size];
+    head = new int[t.size];
+    Arrays.fill(head, -1);
+  }
+
+  /** Operation {@code op} waits for {@code on} (-1: nothing), unless on is done already. */
+  void add(int op, int on) {
+    measured.waitsFor(op, on);
+    if (on < 0 || t.state[on] == OpState.DONE) {
+      return;
+    }
+    if (count == to.length) {
+      to = Arrays.copyOf(to, count * 2);
+      next = Arrays.copyOf(next, count * 2);
+    }
+    to[count] = op;
+    next[count] = head[on];
+    head[on] = count++;
+    left[op]++;
+  }
+
+  /** Whether operation {@code op} waits for nothing now. */
+  boolean free(int op) {
+    return left[op] == 0;
+  }
+
+  /** Operation {@code i} is done: each dependent that now waits for nothing and was waiting goes to {@code ready}. */
+  void done(int i, IntConsumer ready) {
+    for (int d = head[i]; d >= 0; d = next[d]) {
+      int j = to[d];
+      if (--left[j] == 0 && t.state[j] == OpState.WAITING) {
+        ready.accept(j);
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+package io.apptrace.replay;
+
+import io.apptrace.node.Node;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The program's host threads (docs/REPLAY.md, "Host threads"): each runs its calls in order,
+ * spending between two calls the host time it spent in the trace, divided by the node's
+ * {@code cpu_speed_factor}. A call takes its measured duration (its API overhead), except that in
+ * a trace from the simulated device a call that issues a copy, memset or kernel takes at most the
+ * GPU's launch overhead (the simulator does a copy's work inside the call). A call that blocks
+ * (a synchronization, a synchronous copy) ends when what it waits for is done, but not before its
+ * own overhead: the smaller of its measured duration and {@link Replayer#BLOCKING_OVERHEAD_NS}.
+ */
+final class HostThreads {
+  private final ReplayProgram p;
+  private final Node node;
+  private final Replayer.Options o;
+  private final OpTable t;
+  private final Clock clock;
+  private final EventQueue queue;
+  private final StreamRules streams;
+  private final MeasuredTiming measured;
+  private OpLifecycle lifecycle;
+  private final int threads;
+  /** Each thread's next call. */
+  private final int[] cursor;
+  /** Per thread: the index of its first call in the call columns. */
+  final int[] callBase;
+  final double[] callStart;
+  final double[] callEnd;
+  /** Per call: the operation whose end ended it (a blocking call), else -1. */
+  final int[] callEndCause;
+  // a blocking call in progress, per thread
+  private final int[] waitLeft;
+  private final long[] waitEarliest;
+  private final long[] wakeNs;
+  private final int[][] waitTargets;
+  // per operation: the threads waiting for it (linked lists)
+  private final int[] waiterHead;
+  private int[] waiterNext = new int[64];
+  private int[] waiterThread = new int[64];
+  private int waiterCount;
+  private final List<Integer> targets = new ArrayList<>();
+
+  HostThreads(ReplayProgram p, Node node, Replayer.Options o, OpTable t, Clock clock, EventQueue queue,
+      StreamRules streams, MeasuredTiming measured) {
+    this.p = p;
+    this.node = node;
+    this.o = o;
+    this.t = t;
+    this.clock = clock;
+    this.queue = queue;
+    this.streams = streams;
+    this.measured = measured;
+    threads = p.threads().size();
+    cursor = new int[threads];
+    callBase = new int[threads + 1];
+    for (int i = 0; i < threads; i++) {
+      callBase[i + 1] = callBase[i] + p.threads().get(i).calls().size();
+    }
+    int calls = callBase[threads];
+    callStart = new double[calls];
+    callEnd = new double[calls];
+    callEndCause = new int[calls];
+    Arrays.fill(callEndCause, -1);
+    waitLeft = new int[threads];
+    waitEarliest = new long[threads];
+    wakeNs = new long[threads];
+    waitTargets = new int[threads][];
+    waiterHead = new int[t.size];
+    Arrays.fill(waiterHead, -1);
+  }
+
+  void issuesThrough(OpLifecycle l) {
+    this.lifecycle = l;
+  }
+
+  /** Each thread's first call starts as long after the program's first call as it did in the trace. */
+  void start() {
+    long first = p.firstEntryNs();
+    for (int i = 0; i < threads; i++) {
+      List<ReplayProgram.Call> calls = p.threads().get(i).calls();
+      if (!calls.isEmpty()) {
+        queue.push(Clock.ticks((calls.get(0).entryNs() - first) / node.cpuSpeedFactor()), EventKind.CALL_STARTS, i);
+      }
+    }
+  }
+
+  /** Runs thread {@code i}'s next call, which starts now. */
+  void runCall(int i) {
+    List<ReplayProgram.Call> calls = p.threads().get(i).calls();
+    if (cursor[i] >= calls.size()) {
+      return;
+    }
+    ReplayProgram.Call c = calls.get(cursor[i]);
+    int id = callBase[i] + cursor[i];
+    long now = clock.now();
+    callStart[id] = now;
+    long dur = c.durationNs();
+    targets.clear();
+    boolean blocking = false;
+    switch (c.type()) {
+      case OP -> {
+        int op = c.a();
+        if (p.provenance().simulated() && t.gpuOf[op] >= 0) {
+          // the simulated device does a copy's or memset's work inside the call: its measured
+          // duration is the simulator's, not a runtime's API overhead (docs/REPLAY.md)
+          dur = Math.min(dur, Clock.ticks(node.gpus().get(t.gpuOf[op]).launchOverheadSeconds() * 1e9));
+        }
+        lifecycle.issue(op, id, c.entryNs());
+        if (t.ops[op].synchronous() && t.gpuOf[op] >= 0) {
+          blocking = true;
+          targets.add(op);
+        } else if (t.gpuOf[op] < 0) {
+          dur = Clock.ticks(dur / node.cpuSpeedFactor()); // the host copies: CPU time
+        }
+      }
+      case SYNC_STREAM -> {
+        blocking = true;
+        streams.streamTargets(c.a(), targets);
+      }
+      case SYNC_EVENT -> {
+        blocking = true;
+        streams.eventTargets(c.a(), targets);
+      }
+      case SYNC_DEVICE -> {
+        blocking = true;
+        streams.deviceTargets(p.threads().get(i).pid(), c.a(), targets);
+      }
+      case SYNC_SOME_STREAMS -> {
+        blocking = true;
+        streams.someStreamTargets(p.threads().get(i).pid(), c.a(), c.entryNs() + c.durationNs(), targets);
+      }
+      case EVENT_RECORD -> streams.record(c.a(), c.b());
+      case STREAM_WAIT_EVENT -> streams.waitEvent(c.a(), c.b());
+      case HOST -> { }
+    }
+    if (!blocking) {
+      callEnd[id] = now + dur;
+      if (c.type() == io.apptrace.graph.CallLog.Type.OP && t.gpuOf[c.a()] < 0) {
+        t.end[c.a()] = callEnd[id];
+      }
+      queue.push(now + dur, EventKind.CALL_ENDS, i);
+      return;
+    }
+    if (o.keepMeasured() && measured.returnedEarly(c, targets)) {
+      // measured: the call returned before the work it waits for ended (a synchronous copy from
+      // pageable memory returns once its source is staged): it keeps its measured duration
+      callEnd[id] = now + dur;
+      queue.push(now + dur, EventKind.CALL_ENDS, i);
+      return;
+    }
+    // its own overhead: all of its measured time when, as measured, what it waits for had ended
+    // before it was called (it did not wait); else at most BLOCKING_OVERHEAD_NS
+    waitEarliest[i] = now + (measured.waitedForNothing(c, targets) ? dur
+        : Math.min(dur, Replayer.BLOCKING_OVERHEAD_NS));
+    waitLeft[i] = 0;
+    waitTargets[i] = targets.stream().mapToInt(Integer::intValue).filter(x -> x >= 0).toArray();
+    wakeNs[i] = measured.wakeLatency(c, waitTargets[i]);
+    for (int target : waitTargets[i]) {
+      if (Double.isNaN(t.release[target])) {
+        waitLeft[i]++;
+        addWaiter(i, target);
+      }
+    }
+    if (waitLeft[i] == 0) {
+      endBlockingCall(i);
+    }
+  }
+
+  private void addWaiter(int thread, int op) {
+    if (waiterCount == waiterThread.length) {
+      waiterThread = Arrays.copyOf(waiterThread, waiterCount * 2);
+      waiterNext = Arrays.copyOf(waiterNext, waiterCount * 2);
+    }
+    waiterThread[waiterCount] = thread;
+    waiterNext[waiterCount] = waiterHead[op];
+    waiterHead[op] = waiterCount++;
+  }
+
+  /** Threads waiting for operation {@code op} may go on (now): it is done, or its source is staged. */
+  void release(int op) {
+    t.release[op] = clock.now();
+    for (int w = waiterHead[op]; w >= 0; w = waiterNext[w]) {
+      int i = waiterThread[w];
+      if (--waitLeft[i] == 0) {
+        endBlockingCall(i);
+      }
+    }
+    waiterHead[op] = -1;
+  }
+
+  /**
+   * A blocking call whose targets have all released it ends then, plus its measured wake-up
+   * latency, but not before its own overhead.
+   */
+  private void endBlockingCall(int i) {
+    int id = callBase[i] + cursor[i];
+    long when = Long.MIN_VALUE;
+    int binding = -1;
+    for (int target : waitTargets[i]) {
+      long r = (long) (Double.isNaN(t.release[target]) ? t.end[target] : t.release[target]);
+      if (r > when) {
+        when = r;
+        binding = target;
+      }
+    }
+    when = binding < 0 ? Long.MIN_VALUE : when + wakeNs[i];
+    long ends = Math.max(waitEarliest[i], when);
+    callEnd[id] = ends;
+    callEndCause[id] = when > waitEarliest[i] ? binding : -1;
+    queue.push(ends, EventKind.CALL_ENDS, i);
+  }
+
+  /** Thread {@code i}'s call has ended (now): the next one starts after the measured host time between them. */
+  void callEnded(int i) {
+    List<ReplayProgram.Call> calls = p.threads().get(i).calls();
+    ReplayProgram.Call c = calls.get(cursor[i]);
+    cursor[i]++;
+    if (cursor[i] >= calls.size()) {
+      return;
+    }
+    ReplayProgram.Call next = calls.get(cursor[i]);
+    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs())) / node.cpuSpeedFactor();
+    queue.push(clock.at(gap), EventKind.CALL_STARTS, i);
+  }
+}

@@ -1,0 +1,225 @@
+package io.apptrace.replay;
+
+import io.apptrace.cost.KernelModel;
+import io.apptrace.cost.LinkCost;
+import io.apptrace.cost.TransferEstimate;
+import io.apptrace.cost.TransferModel;
+import io.apptrace.node.Node;
+import io.apptrace.node.NodeFileException;
+import io.apptrace.node.Topology;
+import io.apptrace.node.TransferKind;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * Prices every operation of a program on a node, once, before the replay runs: the one place a
+ * model's seconds become the replay's nanoseconds (docs/COST-MODEL.md). A kernel or memset gets its
+ * time; a copy its fixed overhead L+o, its bytes, its rate alone on the node and the links of its
+ * route with the bytes each carries per data byte; with {@code --keep-measured}, an operation with
+ * a measured GPU time keeps it.
+ */
+final class PricedOps {
+  private final Node node;
+  private final Replayer.Options o;
+  private final TransferModel model;
+  private final Topology topology;
+  private final Links links;
+  private final OpTable t;
+  private final List<String> notes = new ArrayList<>();
+  private int lowerBoundKernels;
+  /** A copy's pricing, the same for every copy of the same kind, size and ends. */
+  private final Map<CopyKey, Priced> priced = new HashMap<>();
+  private final double[] gapNs = new double[TransferKind.values().length];
+
+  private record Priced(TransferEstimate estimate, int[] resources, double[] factors) {}
+
+  private record CopyKey(TransferKind kind, long bytes, int numa, int gpu, int peer) {}
+
+  /**
+   * Prices {@code t}'s operations.
+   *
+   * @throws ReplayException when the program uses a device the node lacks
+   * @throws NodeFileException when the node's own parameters are inconsistent
+   */
+  PricedOps(ReplayProgram program, Node node, Replayer.Options o, Links links, OpTable t)
+      throws ReplayException, NodeFileException {
+    this.node = node;
+    this.o = o;
+    this.model = new TransferModel(node);
+    this.topology = model.topology();
+    this.links = links;
+    this.t = t;
+    for (int i = 0; i < t.size; i++) {
+      price(i);
+    }
+    if (lowerBoundKernels > 0) {
+      notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
+          + " memory bandwidth + launch overhead (MODEL.md sec. 4), not a measurement");
+    }
+  }
+
+  /** What pricing found worth saying (kernels priced at their lower bound). */
+  List<String> notes() {
+    return notes;
+  }
+
+  private void price(int i) throws ReplayException, NodeFileException {
+    ReplayProgram.Op op = t.ops[i];
+    if (op.kind() == ReplayProgram.Kind.COPY && op.transfer() == null) {
+      t.gpuOf[i] = -1; // host-to-host: the calling thread copies
+      return;
+    }
+    int gpu = mapDevice(Math.max(op.device(), 0), op);
+    t.gpuOf[i] = gpu;
+    t.peerGpuOf[i] = op.peerDevice() >= 0 ? mapDevice(op.peerDevice(), op) : gpu;
+    Node.Gpu g = node.gpus().get(gpu);
+    switch (op.kind()) {
+      case KERNEL -> t.phase[i] = kernelNs(op, g);
+      case MEMSET -> {
+        if (o.keepMeasured() && op.measured()) {
+          t.phase[i] = op.measuredDurationNs();
+        } else {
+          t.phase[i] = (g.launchOverheadSeconds() + op.bytes() / g.memoryBandwidth()) * 1e9;
+          t.modelled[i] = true;
+        }
+      }
+      case COPY -> priceCopy(i, op, gpu);
+    }
+  }
+
+  private int mapDevice(int traceDevice, ReplayProgram.Op op) throws ReplayException {
+    int d = o.deviceMap().getOrDefault(traceDevice, traceDevice);
+    if (d < 0 || d >= node.gpus().size()) {
+      int n = node.gpus().size();
+      String has = n == 1 ? "it has only gpu0" : "it has gpu0 to gpu" + (n - 1);
+      throw new ReplayException((d == traceDevice ? "the trace uses device " + traceDevice
+          : "the trace's device " + traceDevice + " is mapped to gpu" + d) + " (" + op.name() + ", operation "
+          + op.id() + "), which " + node.name() + " lacks (" + has + "); map it with --map gpu" + traceDevice
+          + "=gpuN");
+    }
+    return d;
+  }
+
+  private double kernelNs(ReplayProgram.Op op, Node.Gpu g) throws NodeFileException {
+    int i = op.id();
+    if (o.keepMeasured() && op.measured()) {
+      return op.measuredDurationNs();
+    }
+    t.modelled[i] = true;
+    OptionalDouble measured = op.measured() ? OptionalDouble.of(op.measuredDurationNs() * 1e-9) : OptionalDouble.empty();
+    Optional<Node.Gpu> from = o.sourceNode().flatMap(s -> s.gpu(Math.max(0, Math.min(op.device(), s.gpus().size() - 1))));
+    KernelModel.KernelEstimate k = KernelModel.estimate(o.kernelPolicy(), measured, from, g, OptionalDouble.empty(),
+        op.touchedBytes(), "fp32");
+    double ns = k.seconds() * 1e9;
+    if (k.lowerBound()) {
+      t.lowerBound[i] = true;
+      lowerBoundKernels++;
+    }
+    if (op.mappedReadBytes() > 0 || op.mappedWriteBytes() > 0) {
+      // zero-copy (001 eq. 6): the kernel streams its host data over the link while it computes
+      int gpu = g.index();
+      TransferEstimate in = model.estimate(TransferKind.PINNED_H2D, (long) Math.max(1, op.mappedReadBytes()),
+          TransferModel.Endpoints.gpu(gpu), o.setting());
+      TransferEstimate out = model.estimate(TransferKind.PINNED_D2H, (long) Math.max(1, op.mappedWriteBytes()),
+          TransferModel.Endpoints.gpu(gpu), o.setting());
+      double inNs = op.mappedReadBytes() > 0 ? (in.seconds() - in.latency().seconds()) * 1e9 : 0;
+      double outNs = op.mappedWriteBytes() > 0 ? (out.seconds() - out.latency().seconds()) * 1e9 : 0;
+      ns = in.latency().seconds() * 1e9 + Math.max(ns, Math.max(inNs, outNs)) + out.latency().seconds() * 1e9;
+    }
+    return ns * o.scaleKernels();
+  }
+
+  private void priceCopy(int i, ReplayProgram.Op op, int gpu) throws NodeFileException {
+    TransferKind kind = op.transfer();
+    int numa = op.numa() >= 0 && node.cpuOfNuma(op.numa()).isPresent() ? op.numa() : -1;
+    if (numa < 0 && (kind.way() == TransferKind.Way.H2D || kind.way() == TransferKind.Way.D2H)) {
+      numa = topology.localNuma(node.gpus().get(gpu).id());
+    }
+    CopyKey key = new CopyKey(kind, op.bytes(), numa, gpu, t.peerGpuOf[i]);
+    Priced pr = priced.get(key);
+    if (pr == null) {
+      pr = price(kind, op.bytes(), numa, gpu, t.peerGpuOf[i]);
+      priced.put(key, pr);
+    }
+    TransferEstimate e = pr.estimate();
+    t.peakBwNs[i] = e.peakBwSeconds() * 1e9;
+    t.boeNs[i] = e.backOfEnvelopeSeconds() * 1e9;
+    t.resources[i] = pr.resources();
+    t.factors[i] = pr.factors();
+    if (o.keepMeasured() && op.measured()) {
+      // it takes what it took: its measured time already holds whatever it shared links with
+      t.phase[i] = op.measuredDurationNs();
+      t.bytes[i] = 0;
+      t.maxRate[i] = Double.POSITIVE_INFINITY;
+      return;
+    }
+    t.modelled[i] = true;
+    double latency = e.latency().seconds() * 1e9;
+    double data = e.seconds() * 1e9 - latency;
+    t.phase[i] = latency;
+    t.bytes[i] = op.bytes();
+    t.maxRate[i] = data > 0 ? op.bytes() / data : Double.POSITIVE_INFINITY;
+  }
+
+  private Priced price(TransferKind kind, long n, int numa, int gpu, int peer) throws NodeFileException {
+    TransferModel.Endpoints where = new TransferModel.Endpoints(numa, gpu, peer);
+    TransferEstimate e = model.estimate(kind, n, where, o.setting());
+    // the links the data crosses, each with the bytes it carries per data byte
+    List<int[]> res = new ArrayList<>();
+    List<Double> fac = new ArrayList<>();
+    String g = node.gpus().get(gpu).id();
+    switch (e.kind()) {
+      case "staged_p2p" -> {
+        int staging = numa >= 0 ? numa : topology.localNuma(g);
+        addRoute(topology.hostRoute(staging, g).orElseThrow(), false, LinkCost.Access.WRITE, n, res, fac);
+        addRoute(topology.hostRoute(staging, node.gpus().get(peer).id()).orElseThrow(), true,
+            LinkCost.Access.READ, n, res, fac);
+      }
+      case "peer" -> addRoute(topology.route(g, node.gpus().get(peer).id()).orElseThrow(), true,
+          LinkCost.Access.WRITE, n, res, fac);
+      case "d2d" -> { } // within the GPU's memory: no link
+      default -> {
+        boolean h2d = kind.way() == TransferKind.Way.H2D;
+        addRoute(topology.hostRoute(numa, g).orElseThrow(), h2d, h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE,
+            n, res, fac);
+      }
+    }
+    int[] r = new int[res.size()];
+    double[] f = new double[res.size()];
+    for (int k = 0; k < r.length; k++) {
+      r[k] = res.get(k)[0];
+      f[k] = fac.get(k);
+    }
+    return new Priced(e, r, f);
+  }
+
+  /** Adds a route's links, crossed from its first vertex ({@code forward}) or from its last. */
+  private void addRoute(Topology.Route r, boolean forward, LinkCost.Access access, long n, List<int[]> res,
+      List<Double> fac) {
+    for (int k = 0; k < r.links().size(); k++) {
+      Node.Link l = r.links().get(k);
+      String from = forward ? r.vertices().get(k) : r.vertices().get(k + 1);
+      int idx = links.linkIndex(l);
+      res.add(new int[] {Links.resource(idx, from.equals(l.a()))});
+      double nb = Math.max(1, n);
+      fac.add(LinkCost.nHat(l, nb, access) / nb);
+    }
+  }
+
+  /** The gap g of a kind, ns (cached: it only depends on the node). */
+  double gapNs(TransferKind kind) {
+    int k = kind.ordinal();
+    if (gapNs[k] == 0) {
+      try {
+        gapNs[k] = model.gap(kind) * 1e9 + Double.MIN_VALUE;
+      } catch (NodeFileException x) {
+        throw new IllegalStateException(x);
+      }
+    }
+    return gapNs[k];
+  }
+}

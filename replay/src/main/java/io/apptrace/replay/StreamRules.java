@@ -1,0 +1,156 @@
+package io.apptrace.replay;
+
+import io.apptrace.graph.CallLog;
+import io.apptrace.node.Node;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * CUDA's ordering rules between streams (docs/REPLAY.md, "Streams"): each stream runs its work in
+ * issue order; the legacy default stream waits for everything issued before it to the device's
+ * blocking streams, and they wait for it; a non-blocking stream does neither (a per-thread
+ * default stream behaves as a blocking one); cudaEventRecord then cudaStreamWaitEvent make a
+ * stream's next operation wait for the work recorded; on a GPU with implicit synchronization
+ * (van Werkhoven et al. 2014, sec. IV) an operation that follows a kernel in its stream waits for
+ * every kernel issued before it on that GPU. Also which operations a synchronizing call waits for.
+ */
+final class StreamRules {
+  private final ReplayProgram p;
+  private final Node node;
+  private final OpTable t;
+  private final Dependencies deps;
+  private final Map<Integer, Integer> deviceMap;
+  /** The last operation issued to each stream (-1: none). */
+  private final int[] lastOp;
+  /** The (process, GPU) state of each stream, looked up once: [last on the legacy stream, last kernel]. */
+  private final int[][] streamPd;
+  private final int[] streamPdGpu;
+  private final Map<Long, int[]> lastOfProcDevice = new HashMap<>();
+  /** Per stream: what its next operation waits for (cudaStreamWaitEvent). */
+  private final List<List<Integer>> pendingWaits = new ArrayList<>();
+  /** The operation each event was last recorded after (-1: none). */
+  private final int[] eventTarget;
+
+  StreamRules(ReplayProgram p, Node node, OpTable t, Dependencies deps, Map<Integer, Integer> deviceMap) {
+    this.p = p;
+    this.node = node;
+    this.t = t;
+    this.deps = deps;
+    this.deviceMap = deviceMap;
+    int streams = p.streams().size();
+    lastOp = new int[streams];
+    Arrays.fill(lastOp, -1);
+    streamPd = new int[streams][];
+    streamPdGpu = new int[streams];
+    for (int s = 0; s < streams; s++) {
+      pendingWaits.add(new ArrayList<>());
+    }
+    eventTarget = new int[p.events()];
+    Arrays.fill(eventTarget, -1);
+  }
+
+  private int[] procDevice(int pid, int gpu) {
+    return lastOfProcDevice.computeIfAbsent(((long) pid << 32) | gpu, k -> new int[] {-1, -1});
+  }
+
+  /** Operation {@code i}, just issued to its stream on GPU {@code gpu}: what it waits for. */
+  void issue(int i, int gpu) {
+    ReplayProgram.Op op = t.ops[i];
+    int s = op.stream();
+    if (s < 0) {
+      return;
+    }
+    CallLog.Stream st = s < p.streams().size() ? p.streams().get(s) : null;
+    int prev = lastOp[s];
+    deps.add(i, prev);
+    for (int w : pendingWaits.get(s)) {
+      deps.add(i, w);
+    }
+    pendingWaits.get(s).clear();
+    int[] pd = streamPd[s];
+    if (pd == null || streamPdGpu[s] != gpu) {
+      pd = streamPd[s] = procDevice(st.pid(), gpu);
+      streamPdGpu[s] = gpu;
+    }
+    if (st.legacy()) {
+      for (int b = 0; b < p.streams().size(); b++) {
+        CallLog.Stream other = p.streams().get(b);
+        if (b != s && !other.legacy() && other.blocking() && other.pid() == st.pid() && lastOp[b] >= 0
+            && t.gpuOf[lastOp[b]] == gpu) {
+          deps.add(i, lastOp[b]);
+        }
+      }
+      pd[0] = i;
+    } else if (st.blocking()) {
+      deps.add(i, pd[0]);
+    }
+    // implicit synchronization: an operation that follows a kernel in its stream waits for every
+    // kernel issued before it on the GPU
+    if (node.gpus().get(gpu).implicitSync() && prev >= 0 && t.ops[prev].kind() == ReplayProgram.Kind.KERNEL) {
+      deps.add(i, pd[1]);
+    }
+    if (op.kind() == ReplayProgram.Kind.KERNEL) {
+      pd[1] = i;
+    }
+    lastOp[s] = i;
+  }
+
+  /** cudaEventRecord(event, stream): the event stands for the work issued to the stream so far. */
+  void record(int stream, int event) {
+    if (event >= 0 && event < eventTarget.length) {
+      eventTarget[event] = stream >= 0 && stream < lastOp.length ? lastOp[stream] : -1;
+    }
+  }
+
+  /** cudaStreamWaitEvent(stream, event): the stream's next operation waits for the event's work. */
+  void waitEvent(int stream, int event) {
+    if (stream >= 0 && stream < lastOp.length && event >= 0 && event < eventTarget.length
+        && eventTarget[event] >= 0) {
+      pendingWaits.get(stream).add(eventTarget[event]);
+    }
+  }
+
+  /** What cudaStreamSynchronize waits for. */
+  void streamTargets(int stream, List<Integer> out) {
+    if (stream >= 0 && stream < lastOp.length) {
+      out.add(lastOp[stream]);
+    }
+  }
+
+  /** What cudaEventSynchronize waits for. */
+  void eventTargets(int event, List<Integer> out) {
+    if (event >= 0 && event < eventTarget.length) {
+      out.add(eventTarget[event]);
+    }
+  }
+
+  /** What cudaDeviceSynchronize (and cudaFree) waits for: every stream's last work on the device. */
+  void deviceTargets(int pid, int traceDevice, List<Integer> out) {
+    int gpu = deviceMap.getOrDefault(traceDevice, traceDevice);
+    for (int s = 0; s < lastOp.length; s++) {
+      CallLog.Stream st = p.streams().get(s);
+      if (st.pid() == pid && lastOp[s] >= 0 && t.gpuOf[lastOp[s]] == gpu) {
+        out.add(lastOp[s]);
+      }
+    }
+  }
+
+  /**
+   * A synchronizing call whose stream the trace does not say: the streams of its process and device
+   * whose last work had ended, as measured, by the time it returned ({@code exitNs}).
+   */
+  void someStreamTargets(int pid, int traceDevice, long exitNs, List<Integer> out) {
+    int gpu = deviceMap.getOrDefault(traceDevice, traceDevice);
+    for (int s = 0; s < lastOp.length; s++) {
+      CallLog.Stream st = p.streams().get(s);
+      int last = lastOp[s];
+      if (st.pid() == pid && last >= 0 && t.gpuOf[last] == gpu && t.ops[last].measured()
+          && t.ops[last].measuredEndNs() <= exitNs) {
+        out.add(last);
+      }
+    }
+  }
+}
