@@ -1,7 +1,6 @@
 package io.apptrace.replay;
 
 import java.util.Arrays;
-import java.util.function.IntConsumer;
 
 /**
  * What each operation waits for before it may start (stream order, events, the legacy stream's
@@ -48,13 +47,25 @@ final class Dependencies {
     return left[op] == 0;
   }
 
-  /** Operation {@code i} is done: each dependent that now waits for nothing and was waiting goes to {@code ready}. */
-  void done(int i, IntConsumer ready) {
-    for (int d = head[i]; d >= 0; d = next[d]) {
-      int j = to[d];
-      if (--left[j] == 0 && t.state[j] == OpState.WAITING) {
-        ready.accept(j);
-      }
-    }
+  /**
+   * Operation {@code i} is done: its first dependent's entry, or -1. Walk them with
+   * {@link #dependent} and {@link #next}; {@link #released} counts each off (no object per walk:
+   * this runs once per operation).
+   */
+  int first(int i) {
+    return head[i];
+  }
+
+  int next(int entry) {
+    return next[entry];
+  }
+
+  int dependent(int entry) {
+    return to[entry];
+  }
+
+  /** One thing dependent {@code j} waited for is done: whether it now waits for nothing. */
+  boolean released(int j) {
+    return --left[j] == 0;
   }
 }

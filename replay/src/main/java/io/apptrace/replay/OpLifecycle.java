@@ -75,7 +75,12 @@ final class OpLifecycle {
     t.state[i] = OpState.DONE;
     t.end[i] = clock.now();
     engines.finished(i);
-    deps.done(i, j -> ready(j, Cause.DEP, i));
+    for (int d = deps.first(i); d >= 0; d = deps.next(d)) {
+      int j = deps.dependent(d);
+      if (deps.released(j) && t.state[j] == OpState.WAITING) {
+        ready(j, Cause.DEP, i);
+      }
+    }
     if (Double.isNaN(t.release[i])) {
       hosts.release(i);
     }

@@ -25,6 +25,13 @@ final class Transfers {
     this.queue = queue;
   }
 
+  private final int[] one = new int[1];
+
+  private int[] one(int op) {
+    one[0] = op;
+    return one;
+  }
+
   void connect(OpLifecycle l, HostThreads h) {
     this.lifecycle = l;
     this.hosts = h;
@@ -57,7 +64,8 @@ final class Transfers {
       throw new IllegalStateException("the replay made no progress at " + now + " ns: a transfer event was due"
           + " but no transfer ended (operation " + stuck + ", " + (stuck >= 0 ? t.ops[stuck].name() : "none") + ")");
     }
-    int[] finished = Arrays.copyOf(links.result(), done);
+    // finishing frees engines and threads, which may start transfers that reuse links.result()
+    int[] finished = done == 1 ? one(links.result()[0]) : Arrays.copyOf(links.result(), done);
     for (int i : finished) {
       lifecycle.finish(i);
     }
