@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -105,22 +106,22 @@ final class ValidateKernelsCommand implements Callable<Integer> {
     }
   }
 
+  /** Bad usage: exit 2 with the message and the usage. */
   private void checkUsage() {
+    String bad = null;
     if (fit && output == null) {
-      throw new UserException("--fit writes coefficients: give -o OUT.yaml", ExitCodes.BAD_USAGE);
+      bad = "--fit writes coefficients: give -o OUT.yaml";
+    } else if (!fit && (output != null || !exclude.isEmpty())) {
+      bad = (output != null ? "-o" : "--exclude") + " goes with --fit";
+    } else if (leaveOneOut && !allPairs) {
+      bad = "--leave-one-out goes with --all-pairs";
+    } else if (allPairs && predictions != null) {
+      bad = "--predictions writes one pair's predictions: give --from and --to instead of --all-pairs";
+    } else if (!fit && !allPairs && (from == null || to == null)) {
+      bad = "give --from GPU and --to GPU (or --all-pairs, or --fit)";
     }
-    if (!fit && (output != null || !exclude.isEmpty())) {
-      throw new UserException((output != null ? "-o" : "--exclude") + " goes with --fit", ExitCodes.BAD_USAGE);
-    }
-    if (leaveOneOut && !allPairs) {
-      throw new UserException("--leave-one-out goes with --all-pairs", ExitCodes.BAD_USAGE);
-    }
-    if (allPairs && predictions != null) {
-      throw new UserException("--predictions writes one pair's predictions: give --from and --to instead of"
-          + " --all-pairs", ExitCodes.BAD_USAGE);
-    }
-    if (!fit && !allPairs && (from == null || to == null)) {
-      throw new UserException("give --from GPU and --to GPU (or --all-pairs, or --fit)", ExitCodes.BAD_USAGE);
+    if (bad != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), bad);
     }
   }
 

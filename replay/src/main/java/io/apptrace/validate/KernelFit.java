@@ -67,7 +67,10 @@ public final class KernelFit {
    * Coefficients fitted to the rows of {@code training}.
    *
    * @param fittedTo what the coefficients file will say it was fitted to
-   * @throws DataException when the training rows leave a table without any bin of enough rows
+   * A class without {@link EfficiencyTable#MIN_SAMPLES} rows in one bin gets no table (the model
+   * prices it by a ratio).
+   *
+   * @throws DataException when no class gets a table
    */
   public static KernelCoefficients fit(List<KernelTimesCsv.Row> data, GpuCatalogue catalogue, List<GpuSpec> training,
       KernelCoefficients.FittedTo fittedTo) throws DataException {
@@ -105,11 +108,11 @@ public final class KernelFit {
     }
     Map<KernelClass, EfficiencyTable> tables = new EnumMap<>(KernelClass.class);
     for (Map.Entry<KernelClass, Samples> e : memory.entrySet()) {
-      tables.put(e.getKey(), table(KernelTimeModel.MEMORY_FEATURE, KernelTimeModel.MEMORY_START,
-          KernelTimeModel.MEMORY_STEP, KernelTimeModel.MEMORY_BINS, e.getValue(), e.getValue().y));
+      table(KernelTimeModel.MEMORY_FEATURE, KernelTimeModel.MEMORY_START, KernelTimeModel.MEMORY_STEP,
+          KernelTimeModel.MEMORY_BINS, e.getValue(), e.getValue().y).ifPresent(t -> tables.put(e.getKey(), t));
     }
     double threshold = 1.0;
-    if (gemm.n > 0) {
+    if (enough(gemm)) {
       double best = Double.POSITIVE_INFINITY;
       EfficiencyTable bestTable = null;
       for (int step = 0; step <= 40; step++) {
@@ -120,7 +123,7 @@ public final class KernelFit {
           y[i] = gemm.y[i] - lnCap[gemm.gpu[i]];
         }
         EfficiencyTable t = table(KernelTimeModel.GEMM_FEATURE, KernelTimeModel.GEMM_START,
-            KernelTimeModel.GEMM_STEP, KernelTimeModel.GEMM_BINS, gemm, y);
+            KernelTimeModel.GEMM_STEP, KernelTimeModel.GEMM_BINS, gemm, y).orElseThrow();
         double err = gemmWmape(gemm, t, lnCap);
         if (err < best) {
           best = err;
@@ -129,6 +132,10 @@ public final class KernelFit {
         }
       }
       tables.put(KernelClass.GEMM, bestTable);
+    }
+    if (tables.isEmpty()) {
+      throw new DataException("nothing to fit: no kernel class has " + EfficiencyTable.MIN_SAMPLES
+          + " measurements of one size (GEMMs with flops, elementwise and reduction kernels with bytes_min)");
     }
     return new KernelCoefficients(Math.round(threshold * 100) / 100.0, tables, Optional.of(fittedTo));
   }
@@ -141,13 +148,27 @@ public final class KernelFit {
     return out;
   }
 
-  private static EfficiencyTable table(String feature, double start, double step, int bins, Samples s, double[] y)
-      throws DataException {
+  /** A table, or empty when no bin has enough measurements (the model then falls back to a ratio). */
+  private static Optional<EfficiencyTable> table(String feature, double start, double step, int bins, Samples s,
+      double[] y) {
     try {
-      return EfficiencyTable.fit(feature, start, step, bins, s.x, y, s.n);
+      return Optional.of(EfficiencyTable.fit(feature, start, step, bins, s.x, y, s.n));
     } catch (IllegalArgumentException e) {
-      throw new DataException("cannot fit the " + feature + " table: " + e.getMessage());
+      return Optional.empty();
     }
+  }
+
+  /** Whether some GEMM bin will have enough measurements. */
+  private static boolean enough(Samples s) {
+    Map<Integer, Integer> perBin = new HashMap<>();
+    for (int i = 0; i < s.n; i++) {
+      int b = Math.max(0, Math.min(KernelTimeModel.GEMM_BINS - 1,
+          (int) Math.floor((s.x[i] - KernelTimeModel.GEMM_START) / KernelTimeModel.GEMM_STEP)));
+      if (perBin.merge(b, 1, Integer::sum) >= EfficiencyTable.MIN_SAMPLES) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** WMAPE of {@code floor + flops / (P32 * cap * e)} over the training GEMM rows. */
