@@ -37,9 +37,10 @@ public record KernelFacts(Optional<String> name, Optional<Dim3> grid, Optional<D
     }
   }
 
+  /** Zero is allowed: a profiler may report a 0 ns kernel, a capture a kernel that reaches no bytes. */
   private static void positive(OptionalDouble v, String what) {
-    if (v.isPresent() && !(v.getAsDouble() > 0 && Double.isFinite(v.getAsDouble()))) {
-      throw new IllegalArgumentException(what + " must be more than zero: " + v.getAsDouble());
+    if (v.isPresent() && !(v.getAsDouble() >= 0 && Double.isFinite(v.getAsDouble()))) {
+      throw new IllegalArgumentException(what + " must be zero or more: " + v.getAsDouble());
     }
   }
 

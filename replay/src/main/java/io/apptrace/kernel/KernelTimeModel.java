@@ -183,6 +183,7 @@ public final class KernelTimeModel {
   /** {@code to}'s time over {@code from}'s for the work, by the ratio {@code m}; empty when a figure is missing. */
   private OptionalDouble ratio(Prediction.Method m, KernelFacts facts, GpuSpec from, GpuSpec to, List<String> notes) {
     double th = coefficients.powerCapThreshold();
+    // '|', not '||': both GPUs are checked, so that the notes name every missing figure
     switch (m) {
       case BANDWIDTH_RATIO -> {
         if (lacks(from, "memory_bandwidth", from.memoryBandwidth(), notes)

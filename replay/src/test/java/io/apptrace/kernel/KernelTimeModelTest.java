@@ -141,4 +141,10 @@ class KernelTimeModelTest {
       assertThat(p.seconds()).as(g.name()).isPositive().isFinite();
     }
   }
+
+  @Test
+  void aZeroTimeOrZeroBytesIsAValidFact() {
+    Prediction p = MODEL.predict(KernelFacts.of("elementwise_kernel", 0).withBytes(0), BIG, SMALL);
+    assertThat(p.seconds()).isZero();
+  }
 }
