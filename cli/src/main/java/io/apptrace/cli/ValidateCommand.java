@@ -27,19 +27,19 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code apptrace validate transfers ...}: the models against measurements. */
+/** {@code apptrace validate transfers|kernels ...}: the models against measurements. */
 @Command(
     name = "validate",
     header = "Compares the models with measurements from real hardware.",
     description = "Compares apptrace's models with measurements taken on real hardware.",
-    subcommands = {ValidateCommand.Transfers.class})
+    subcommands = {ValidateCommand.Transfers.class, ValidateKernelsCommand.class})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     throw new CommandLine.ParameterException(spec.commandLine(), "give what to validate: 'apptrace validate"
-        + " transfers --node NODE --data FILE'");
+        + " transfers --node NODE --data FILE' or 'apptrace validate kernels --data FILE --from GPU --to GPU'");
   }
 
   /**

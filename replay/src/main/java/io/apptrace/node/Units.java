@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 /**
  * Quantities written with their unit ({@code "900 GB/s"}, {@code "16 GiB"}, {@code "9.42 us"}),
  * as node files and command options give them. Every value comes back in base units: bytes,
- * bytes per second, seconds, hertz, transfers per second, FLOP per second, bits.
+ * bytes per second, seconds, hertz, transfers per second, FLOP per second, bits, watts.
  */
 public final class Units {
   /** What a quantity measures, with the units it may be written in. */
@@ -25,7 +25,8 @@ public final class Units {
     RATE("rate", "\"8 GT/s\"", Map.of("GT/s", 1e9, "MT/s", 1e6)),
     COMPUTE("compute", "\"15.7 TFLOP/s\"", Map.of("FLOP/s", 1d, "GFLOP/s", 1e9, "TFLOP/s", 1e12,
         "PFLOP/s", 1e15)),
-    WIDTH("width", "\"512 bit\"", Map.of("bit", 1d, "bits", 1d, "B", 8d));
+    WIDTH("width", "\"512 bit\"", Map.of("bit", 1d, "bits", 1d, "B", 8d)),
+    POWER("power", "\"300 W\"", Map.of("mW", 1e-3, "W", 1d, "kW", 1e3));
 
     private final String noun;
     private final String example;

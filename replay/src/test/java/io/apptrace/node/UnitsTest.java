@@ -41,6 +41,8 @@ class UnitsTest {
     assertThat(Units.parse("1.53 GHz", Units.Kind.FREQUENCY)).isEqualTo(1.53e9);
     assertThat(Units.parse("15.7 TFLOP/s", Units.Kind.COMPUTE)).isEqualTo(15.7e12);
     assertThat(Units.parse("4096 bit", Units.Kind.WIDTH)).isEqualTo(4096);
+    assertThat(Units.parse("70 W", Units.Kind.POWER)).isEqualTo(70);
+    assertThat(Units.parse("1.2 kW", Units.Kind.POWER)).isEqualTo(1200);
     assertThat(Units.parse("1e3 B", Units.Kind.SIZE)).isEqualTo(1000);
   }
 
