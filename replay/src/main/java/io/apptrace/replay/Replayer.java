@@ -19,7 +19,7 @@ import java.util.OptionalDouble;
 
 /**
  * Replays a program on a node: a discrete-event simulation, single-threaded and deterministic,
- * with CUDA's stream, event, synchronization and copy-engine rules (MODEL.md sec. 3;
+ * with CUDA's stream, event, synchronization and copy-engine rules (docs/REPLAY.md;
  * docs/REPLAY.md says each rule and choice).
  *
  * <p>Host threads run their calls in order, keeping the measured host time between calls (divided
@@ -82,7 +82,7 @@ public final class Replayer {
   /** A blocking call's own overhead, at most: the rest of its measured time was waiting. */
   static final long BLOCKING_OVERHEAD_NS = 5_000;
   /**
-   * A synchronous copy from pageable memory returns once its source may be reused (002 sec.
+   * A synchronous copy from pageable memory returns once its source may be reused (Pearson 2018, sec.
    * 2.4.1): when the last staging chunk, at most this many bytes, has been copied to the driver's
    * pinned buffer, before its DMA.
    */
@@ -148,7 +148,7 @@ public final class Replayer {
     final int[] causeId;
     final int[] issuedBy; // the call that issued each operation
     final boolean[] modelled; // priced by a model (not kept as measured)
-    final double[] peakBwNs; // a copy's baselines (MODEL.md sec. 5), alone on the node
+    final double[] peakBwNs; // a copy's baselines (docs/COST-MODEL.md), alone on the node
     final double[] boeNs;
     final boolean[] lowerBound;
     // --keep-measured: the measured time each op became ready (its call's entry, the measured end
@@ -348,7 +348,7 @@ public final class Replayer {
       }
       if (lowerBoundKernels > 0) {
         notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
-            + " memory bandwidth + launch overhead (MODEL.md sec. 4), not a measurement");
+            + " memory bandwidth + launch overhead (docs/COST-MODEL.md), not a measurement");
       }
     }
 
@@ -369,7 +369,8 @@ public final class Replayer {
         lowerBoundKernels++;
       }
       if (op.mappedReadBytes() > 0 || op.mappedWriteBytes() > 0) {
-        // zero-copy (001 eq. 6): the kernel streams its host data over the link while it computes
+        // zero-copy (van Werkhoven et al. 2014, eq. 6): the kernel streams its host data over the link while it
+        // computes
         int gpu = g.index();
         TransferEstimate in = model.estimate(TransferKind.PINNED_H2D, (long) Math.max(1, op.mappedReadBytes()),
             TransferModel.Endpoints.gpu(gpu), o.setting());
@@ -543,7 +544,8 @@ public final class Replayer {
         } else if (st.blocking()) {
           addDep(i, pd[0]);
         }
-        // implicit synchronization (001 sec. IV): an operation that follows a kernel in its stream
+        // implicit synchronization (van Werkhoven et al. 2014, sec. IV): an operation that follows a kernel in its
+        // stream
         // waits for every kernel issued before it on the GPU
         if (node.gpus().get(gpu).implicitSync() && prev >= 0 && ops[prev].kind() == ReplayProgram.Kind.KERNEL) {
           addDep(i, pd[1]);
@@ -666,7 +668,7 @@ public final class Replayer {
         q[bestLane].poll();
         engineBusy[engine] = best;
         startOp(best, engine);
-        // back to back in the same direction: the gap g instead of L+o (MODEL.md sec. 2, Choice)
+        // back to back in the same direction: the gap g instead of L+o (docs/COST-MODEL.md, Choice)
         TransferKind kind = ops[best].transfer();
         double fixed = phase[best];
         if (engineLastEnd[engine] == now && engineLastWay[engine] == bestLane && bestLane < 2 && modelled[best]) {
@@ -916,7 +918,7 @@ public final class Replayer {
     /**
      * A blocking call whose targets have all released it ends then (a synchronous copy from
      * pageable memory releases its thread once its source may be reused, before the last staging
-     * chunk's DMA, 002 sec. 2.4.1), but not before its own overhead.
+     * chunk's DMA, Pearson 2018, sec. 2.4.1), but not before its own overhead.
      */
     void endBlockingCall(int t) {
       int id = callBase[t] + cursor[t];
@@ -1004,7 +1006,7 @@ public final class Replayer {
             if (bytes[id] > 0 && maxRate[id] < Double.POSITIVE_INFINITY) {
               state[id] = FLOWING;
               // a synchronous copy from pageable memory lets its thread go once the last staging
-              // chunk is in the driver's buffer (002 sec. 2.4.1)
+              // chunk is in the driver's buffer (Pearson 2018, sec. 2.4.1)
               double milestone = ops[id].synchronous() && ops[id].transfer() == TransferKind.PAGEABLE_H2D
                   ? Math.min(bytes[id], STAGING_CHUNK_BYTES) : 0;
               links.start(id, resources[id], factors[id], maxRate[id], bytes[id], milestone, now);
