@@ -1,4 +1,4 @@
-// The vector add of seeds 002 Fig. 6.1: three host buffers (malloc), three device buffers, two
+// The vector add of Pearson 2018, Fig. 6.1: three host buffers (malloc), three device buffers, two
 // host-to-device copies, one kernel, one device-to-host copy. 1024 floats = 4096 bytes each, so
 // the host buffers reach the default 4 KiB malloc threshold and are recorded.
 #include <cstdlib>

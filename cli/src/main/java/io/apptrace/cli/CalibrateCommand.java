@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
     description =
         "Times cudaMemcpy and prefetches of every kind (pinned, pageable, write-combined, device to device, GPU to"
             + " GPU with peer access on and off, managed memory) between every NUMA node and GPU with CUDA events,"
-            + " fits L+o, G and g (MODEL.md sec. 2), and writes them into a node file's measured section and every"
+            + " fits L+o, G and g (docs/COST-MODEL.md), and writes them into a node file's measured section and every"
             + " time into a CSV that 'apptrace validate transfers' reads (docs/CALIBRATE.md). Without a GPU it"
             + " calibrates the simulated runtime, saying so: such numbers are not real.")
 final class CalibrateCommand implements Callable<Integer> {

@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
             + " printing each projected timeline.")
 final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
-  /** The nodes the demo replays on: NVLink 2.0 and PCIe 3.0 (seeds 002 sec. 2.9). */
+  /** The nodes the demo replays on: NVLink 2.0 and PCIe 3.0 (Pearson 2018, sec. 2.9). */
   static final List<String> DEMO_NODES = List.of("ac922", "dgx1");
 
   @Spec CommandSpec spec;

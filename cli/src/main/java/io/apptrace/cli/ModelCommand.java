@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
             + " --sweep prints a bandwidth-by-size table from 256 B to 8 GiB. --kernel prices a"
             + " kernel instead.")
 final class ModelCommand implements Callable<Integer> {
-  /** The sizes of a sweep: 256 B to 8 GiB in powers of two (seeds 000 Fig. 9, 002 Fig. 4.2). */
+  /** The sizes of a sweep: 256 B to 8 GiB in powers of two (Abdelhafez et al. 2019, Fig. 9; Pearson 2018, Fig. 4.2). */
   static final int SWEEP_FIRST_LOG2 = 8;
   static final int SWEEP_LAST_LOG2 = 33;
 
@@ -79,7 +79,7 @@ final class ModelCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--kernel", description = "Price a kernel: --bytes of DRAM traffic, with --flops for the"
-      + " roofline (004 sec. 1.1), else the lower bound bytes / memory bandwidth + launch overhead.")
+      + " roofline (Choi et al. 2020, sec. 1.1), else the lower bound bytes / memory bandwidth + launch overhead.")
   boolean kernel;
 
   @Option(names = "--flops", paramLabel = "N", description = "With --kernel: floating-point operations.")

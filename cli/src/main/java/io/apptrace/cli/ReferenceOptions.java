@@ -22,17 +22,17 @@ import picocli.CommandLine.Option;
 /**
  * {@code --reference-node NODE --reference-data FILE...} of {@code validate transfers} and {@code
  * replay}: the fixed overhead L+o of each transfer kind from a reference node's measured copies,
- * everything else from the target node's file (seeds 000 sec. IV-C; docs/COST-MODEL.md).
+ * everything else from the target node's file (Abdelhafez et al. 2019, sec. IV-C; docs/COST-MODEL.md).
  */
 final class ReferenceOptions {
   @Option(names = "--reference-node", paramLabel = "NODE", description = "The node the reference data was measured"
       + " on (a bundled node or a node file): L+o of each transfer kind comes from its measured copies, the rest from"
-      + " the target node (seeds 000 sec. IV-C). Needs --reference-data.")
+      + " the target node (Abdelhafez et al. 2019, sec. IV-C). Needs --reference-data.")
   String node;
 
   @Option(names = "--reference-data", paramLabel = "FILE", arity = "1..*", description = "Copy times measured on the"
-      + " reference node: CSV files (memcpy_summary.csv format; its rows of the reference node) or traces (every copy"
-      + " with a measured GPU time). L+o per kind is the median time of its 1-byte copies, or of the smallest size"
+      + " reference node: CSV files (docs/CLI.md gives their layouts; its rows of the reference node) or traces"
+      + " (every copy with a measured GPU time). L+o per kind is the median time of its 1-byte copies, or of the smallest size"
       + " present.")
   List<Path> data;
 

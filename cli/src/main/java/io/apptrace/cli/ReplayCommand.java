@@ -101,7 +101,7 @@ final class ReplayCommand implements Callable<Integer> {
   String sourceNode;
 
   @Option(names = "--setting", paramLabel = "S", description = "measured (default: measured curves win where the"
-      + " node has them) or datasheet (the default with --reference-node: seeds 000's projection).")
+      + " node has them) or datasheet (the default with --reference-node: the projection of Abdelhafez et al. 2019).")
   String setting;
 
   @Mixin ReferenceOptions reference;
@@ -256,7 +256,8 @@ final class ReplayCommand implements Callable<Integer> {
       List<String> lines = new ArrayList<>();
       if (ref.isPresent()) {
         lines.add("L+o from reference node " + ref.get().latency().node() + " (median measured time of its"
-            + " smallest copies; seeds 000 sec. IV-C), the rest from " + targets.get(i).name() + "'s file:");
+            + " smallest copies; Abdelhafez et al. 2019, sec. IV-C), the rest from " + targets.get(i).name()
+            + "'s file:");
         ReferenceOptions.describe(ref.get()).forEach(l -> lines.add("  " + l));
         for (TransferKind k : fallbacks.get(i)) {
           lines.add("  * " + ReferenceOptions.fallbackText(ref.get(), targets.get(i), k));

@@ -51,10 +51,11 @@ final class ValidateCommand implements Callable<Integer> {
       header = "Compares the transfer model with measured copy times.",
       description =
           "Compares the transfer model with measured copy times: cudaMemcpy times in the format of Pearson's"
-              + " thesis data (realdata/pearson-ms-thesis/memcpy_summary.csv), or every copy with a measured GPU"
+              + " thesis data (Pearson 2018; docs/CLI.md gives the columns), or every copy with a measured GPU"
               + " time in apptrace traces (captured, or imported from nvprof, Nsight Systems or Kineto): WMAPE and"
               + " MAPE per transfer kind and per local or remote route, beside the same figures for the Peak-BW and"
-              + " back-of-envelope baselines. With --reference-node, also the projection of seeds 000 sec. IV-C:"
+              + " back-of-envelope baselines. With --reference-node, also the projection of Abdelhafez et al. 2019,"
+              + " sec. IV-C:"
               + " L+o from the reference node's measured copies, the rest from the node's datasheet.")
   static final class Transfers implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -63,7 +64,7 @@ final class ValidateCommand implements Callable<Integer> {
     String node;
 
     @Option(names = "--data", required = true, arity = "1..*", paramLabel = "FILE", description = "Measured copy"
-        + " times: CSV files (memcpy_summary.csv format) or apptrace traces, told apart by their first bytes.")
+        + " times: CSV files (docs/CLI.md gives their layouts) or apptrace traces, told apart by their first bytes.")
     List<Path> data;
 
     @Option(names = "--machine", paramLabel = "NAME", description = "The CSV data's machine to compare (default: the"
@@ -71,9 +72,9 @@ final class ValidateCommand implements Callable<Integer> {
     String machine;
 
     @Option(names = "--setting", paramLabel = "S", description = "Which setting the main table shows: datasheet"
-        + " (default without --reference-node: datasheet parameters and the node's measured L+o, seeds 000's setting"
-        + " on its own node), measured (the node's measured curves win) or reference (default with --reference-node:"
-        + " L+o from the reference node). Every setting that applies is shown side by side too.")
+        + " (default without --reference-node: datasheet parameters and the node's measured L+o, the setting of"
+        + " Abdelhafez et al. 2019 on its own node), measured (the node's measured curves win) or reference"
+        + " (default with --reference-node: L+o from the reference node). Every setting that applies is shown side by side too.")
     String setting;
 
     @Mixin ReferenceOptions reference;

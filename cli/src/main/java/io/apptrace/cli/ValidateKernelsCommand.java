@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
             + " compares the predictions with the --to GPU's times of the same operation and shape: WMAPE and"
             + " median APE, overall and per kernel class, beside the memory-bandwidth-ratio and FP32-ratio"
             + " baselines. The data is a CSV (gzip allowed) with the columns op, shape, gpu, time_us and"
-            + " optionally flops, bytes_min, kernel_name, grid, block (realdata/neusight-kernels/kernels.csv.gz)."
+            + " optionally flops, bytes_min, kernel_name, grid, block (the layout of NeuSight's kernel data, docs/REFERENCES.md)."
             + " --all-pairs does every ordered pair of the data's GPUs; --leave-one-out refits the coefficients"
             + " for each target without its rows; --fit writes coefficients fitted to the data.")
 final class ValidateKernelsCommand implements Callable<Integer> {

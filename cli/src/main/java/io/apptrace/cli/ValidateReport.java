@@ -149,7 +149,7 @@ record ValidateReport(Node node, List<Path> data, MeasurementFiles.Selection sel
     }
     reference.ifPresent(ref -> {
       out.println("L+o from reference node " + ref.latency().node() + " (median measured time of its smallest"
-          + " copies, on local routes; seeds 000 sec. IV-C):");
+          + " copies, on local routes; Abdelhafez et al. 2019, sec. IV-C):");
       ReferenceOptions.describe(ref).forEach(l -> out.println("  " + l));
       for (TransferKind k : fallback) {
         out.println("  * " + ReferenceOptions.fallbackText(ref, node, k));

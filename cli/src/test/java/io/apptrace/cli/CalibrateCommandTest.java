@@ -122,7 +122,8 @@ class CalibrateCommandTest {
       assertThat(n.measured().bandwidth().get(kind)).as(kind.key()).isCloseTo(v[1], within(v[1] * 5e-5));
     });
     assertThat(n.measured().latency().get(TransferKind.PREFETCH_D2H) * 1e9).isCloseTo(8000, within(1.0));
-    // g (001 sec. V): the simulator overlaps nothing, so each back-to-back copy pays its full L+o.
+    // g (van Werkhoven et al. 2014, sec. V): the simulator overlaps nothing, so each back-to-back copy pays its full
+    // L+o.
     // g is a slope over runs of 64 KiB chunks less their byte time; the chunks' rounding to whole
     // ns, and on a loaded machine the simulator's host-time corrections between the chunks of a
     // run, move it by a few ns (2.4 ns seen with eight processes on two cores): within 0.1%
@@ -147,7 +148,7 @@ class CalibrateCommandTest {
     assertThat(j.path("rows").asInt()).isEqualTo(11 * (12 + 2 + 4 + 2));
     assertThat(j.path("skipped").path("NUMA_Memcpy_HostToPinned (not a transfer kind the model prices)").asInt())
         .isEqualTo(11);
-    // the node's own curves price its own local host copies exactly (MODEL.md sec. 2, Choice)
+    // the node's own curves price its own local host copies exactly (docs/COST-MODEL.md, Choice)
     assertThat(j.path("wmape_pct").path("pinned_h2d").asDouble()).isZero();
     assertThat(j.path("wmape_pct").path("pageable_d2h").asDouble()).isZero();
   }

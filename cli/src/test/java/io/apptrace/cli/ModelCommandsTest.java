@@ -35,7 +35,8 @@ class ModelCommandsTest {
     Cli r = Cli.run("model", "--node", "ac922", "--copy", "h2d", "--memory", "pinned", "--bytes", "1GiB", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
-    // 000 eq. 10 over 3 bonded NVLink 2.0 lanes (75 GB/s), eq. 6 packets: 16 + ceil(n/256)*16 + n bytes
+    // Abdelhafez et al. 2019, eq. 10 over 3 bonded NVLink 2.0 lanes (75 GB/s), eq. 6 packets: 16 + ceil(n/256)*16 +
+    // n bytes
     double n = 1L << 30;
     double expected = j.path("latency_ns").asDouble() + (16 + Math.ceil(n / 256) * 16 + n) / 75e9 * 1e9;
     assertThat(j.path("time_ns").asDouble()).isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0));
@@ -48,7 +49,7 @@ class ModelCommandsTest {
     assertThat(j.path("latency_source").asText()).isEqualTo("reused from titan (pinned_h2d)");
   }
 
-  /** Golden sweep tables (seeds 000 Fig. 9, 002 Fig. 4.2 style), one per transfer family. */
+  /** Golden sweep tables (Abdelhafez et al. 2019, Fig. 9; Pearson 2018, Fig. 4.2 style), one per transfer family. */
   @ParameterizedTest
   @CsvSource({
     "ac922-pinned-h2d, --node ac922 --copy h2d --memory pinned",
@@ -107,7 +108,7 @@ class ModelCommandsTest {
     JsonNode j = JSON.readTree(r.out());
     Cli m = Cli.run("model", "--node", "titan", "--bytes", "1MiB", "--setting", "datasheet", "--json");
     double p = JSON.readTree(m.out()).path("time_ns").asDouble();
-    // MODEL.md sec. 5: WMAPE = 100 * |A - P| / A for one measurement
+    // docs/COST-MODEL.md: WMAPE = 100 * |A - P| / A for one measurement
     assertThat(j.path("wmape_pct").path("pinned_h2d").asDouble()).isCloseTo(
         Math.round(100 * Math.abs(200000 - p) / 200000 * 100) / 100.0, org.assertj.core.data.Offset.offset(0.011));
     assertThat(j.path("wmape_pct").path("overall").asDouble()).isEqualTo(j.path("wmape_pct").path("pinned_h2d").asDouble());

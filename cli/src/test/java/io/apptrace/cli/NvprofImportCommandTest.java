@@ -10,8 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code apptrace import} of an nvprof profile, then stats (against a golden file), graph and
- * replay on what it wrote: one of AHEAD's Titan profiles (../shared/realdata/ahead-titan,
- * SOURCES.md sec. 6), skipped, saying so, where the folder is absent.
+ * replay on what it wrote: one of AHEAD's Titan profiles (github.com/HazemAbdelhafez/ahead; in the
+ * data folder apptrace.realdata.dir, under ahead-titan), skipped, saying so, where the folder is absent.
  */
 class NvprofImportCommandTest {
   @TempDir Path tmp;

@@ -15,9 +15,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seeds 000's projection between two measured machines: the DGX-1 with the S822LC's L+o and the
- * other way round, on Pearson's measurements of both (../shared/realdata/pearson-ms-thesis,
- * SOURCES.md sec. 1), against each target's own datasheet setting: docs/ACCURACY.md, "One node
+ * Abdelhafez et al. 2019's projection between two measured machines: the DGX-1 with the S822LC's L+o and the
+ * other way round, on Pearson's measurements of both (github.com/cwpearson/ms-thesis; in the data folder
+ * apptrace.realdata.dir, under pearson-ms-thesis), against each target's own datasheet setting:
+ * docs/ACCURACY.md, "One node
  * projected from the other's L+o". Skipped, saying so, where the data is absent.
  */
 class ValidateCrossNodeTest {

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * AHEAD's own Titan bandwidth traces (../shared/realdata/ahead-titan, SOURCES.md sec. 6; nvprof
+ * AHEAD's own Titan bandwidth traces (github.com/HazemAbdelhafez/ahead; ../shared/realdata/ahead-titan; nvprof
  * around the CUDA SDK bandwidthTest, 1 B to 256 MiB, 100 copies of each size, plus one
  * initializing host-to-device copy per size in the device-to-host and device-to-device runs):
- * imported, then validated with Titan as its own reference node, as seeds 000 validated its model
+ * imported, then validated with Titan as its own reference node, as Abdelhafez et al. 2019 validated their model
  * (datasheet plus the measured 1-byte times, sec. IV-C), beside the baselines of sec. VI-D. The
  * figures are docs/ACCURACY.md's. Skipped, saying so, where the folder is absent.
  */
@@ -78,7 +78,8 @@ class ValidateTitanTracesTest {
     assertThat(j.path("settings").path("reference").path("wmape_pct"))
         .isEqualTo(j.path("settings").path("datasheet").path("wmape_pct"));
 
-    // pinned copies: the model (PCIe packet overheads, 000 eq. 4-5 and 10) well below Peak BW's error
+    // pinned copies: the model (PCIe packet overheads, Abdelhafez et al. 2019, eq. 4-5 and 10) well below Peak BW's
+    // error
     for (String kind : List.of("pinned_h2d", "pinned_d2h")) {
       double model = j.path("wmape_pct").path(kind).asDouble();
       double peak = j.path("baselines").path("peak_bw").path(kind).asDouble();

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code apptrace validate transfers} and {@code apptrace replay} on traces, with and without a
- * reference node's L+o (seeds 000 sec. IV-C; MODEL.md sec. 2), as a user sees them.
+ * reference node's L+o (Abdelhafez et al. 2019, sec. IV-C; docs/COST-MODEL.md), as a user sees them.
  */
 class ValidateTracesTest {
   @TempDir Path tmp;
@@ -116,7 +116,10 @@ class ValidateTracesTest {
     assertThat(j.path("machine").asText()).isEqualTo("titan, all-kinds.apptrace");
   }
 
-  /** L+o per kind is the median GPU time of its smallest copies (000 sec. IV-C: the 1-byte time). */
+  /**
+   * L+o per kind is the median GPU time of its smallest copies (Abdelhafez et al. 2019, sec. IV-C: the 1-byte
+   * time).
+   */
   @Test
   void theReferenceLatencyIsTheMedianOfTheSmallestCopies() throws Exception {
     Path trace = allKinds();
@@ -226,7 +229,10 @@ class ValidateTracesTest {
         + " -o OUT.apptrace\n");
   }
 
-  /** 000 sec. VI-D: the application's copies projected with the reference L+o, beside the two baselines. */
+  /**
+   * Abdelhafez et al. 2019, sec. VI-D: the application's copies projected with the reference L+o, beside the
+   * two baselines.
+   */
   @Test
   void replayWithAReferenceReportsTheCopyErrorsAndTheFallback() throws Exception {
     Path trace = allKinds();

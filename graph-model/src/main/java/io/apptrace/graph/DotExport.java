@@ -9,7 +9,7 @@ import org.jgrapht.nio.dot.DOTExporter;
 
 /**
  * Writes a DVDG in Graphviz DOT: values as boxes labeled "alloc N vK" with their location, memory
- * kind and size, operations as edges labeled with their name (as in seeds 002 Fig. 6.1); every
+ * kind and size, operations as edges labeled with their name (as in Pearson 2018, Fig. 6.1); every
  * attribute of the GraphML form is there too, except that a value's {@code label} (what allocated
  * it) is written as {@code alloc_label}, since DOT draws {@code label}.
  */

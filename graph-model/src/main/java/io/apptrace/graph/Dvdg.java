@@ -10,7 +10,7 @@ import java.util.Optional;
 import org.jgrapht.Graph;
 
 /**
- * The dynamic value dependence graph of a trace (seeds 002 sec. 6.3, Fig. 6.1): values (versions
+ * The dynamic value dependence graph of a trace (Pearson 2018, sec. 6.3, Fig. 6.1): values (versions
  * of allocations, {@link #values()}) joined by operations (copies, memsets, kernel launches,
  * {@link #operations()}), which read values and produce new ones. Immutable once built.
  *

@@ -31,7 +31,7 @@ class CaptureTest {
   @TempDir Path tmp;
 
   /**
-   * The vector add of seeds 002 Fig. 6.1.
+   * The vector add of Pearson 2018, Fig. 6.1.
    *
    * <pre>
    *   a_h --cudaMemcpy--> a_d --\

@@ -17,7 +17,7 @@ import org.jgrapht.Graph;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The DVDG of synthetic traces with fixed addresses: each rule of MODEL.md sec. 1 / issue 3. */
+/** The DVDG of synthetic traces with fixed addresses: each rule of docs/GRAPH.md / issue 3. */
 class DvdgTest {
   @TempDir Path tmp;
 
@@ -40,7 +40,7 @@ class DvdgTest {
   }
 
   /**
-   * Seeds 002 Fig. 6.1, with the figure's addresses (moved up by 0x10000 so none is null):
+   * Pearson 2018, Fig. 6.1, with the figure's addresses (moved up by 0x10000 so none is null):
    *
    * <pre>
    *   a_h:v0 --cudaMemcpy--> a_d:v1 --\
@@ -330,7 +330,7 @@ class DvdgTest {
 
   /**
    * The same when another thread synchronized: its cudaStreamSynchronize(A) returned before this
-   * thread issued the reader, so A's writer had finished (MODEL.md sec. 1, host synchronization).
+   * thread issued the reader, so A's writer had finished (docs/GRAPH.md, host synchronization).
    */
   @Test
   void anotherThreadsReturnedSynchronizeOrdersAStreamUsedBeforeIt() throws Exception {
@@ -435,7 +435,7 @@ class DvdgTest {
   }
 
   /**
-   * The canonical pipeline of van Werkhoven et al. (seeds 001 sec. IV), out of place: in each of
+   * The canonical pipeline of van Werkhoven et al. 2014 (sec. IV), out of place: in each of
    * four streams a chunk copied in, {@code scale(out + off, in + off)}, the chunk copied out. The
    * output chunk is fresh memory, so its kernel takes the size of its input chunk: each kernel
    * writes its own 1024 bytes, reads only its stream's copy, and nothing is a race.

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every nvprof profile in ../shared/realdata/ahead-titan (SOURCES.md sec. 6: CUDA's bandwidthTest
+ * Every nvprof profile in ../shared/realdata/ahead-titan (AHEAD's Titan profiles, github.com/HazemAbdelhafez/ahead:
+ * CUDA's bandwidthTest
  * on a Titan node, one K20X) imports with exactly the rows its tables hold, counted here with
  * {@code SELECT count(*)}, and each file's 2,900 measured copies keep their direction, memory
  * kinds, asynchrony and GPU times. Skipped, saying so, where the folder is absent.
@@ -37,7 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class NvprofRealTraceTest {
   @TempDir Path tmp;
 
-  /** Each file's measured copies (SOURCES.md sec. 6), besides the 29 set-up copies of some. */
+  /**
+   * Each file's measured copies (as the data set's description lists them), besides the 29
+   * set-up copies of some.
+   */
   static Stream<Arguments> titan() {
     return Stream.of(
         Arguments.of("dtod", CopyKind.DEVICE_TO_DEVICE, MemoryKind.DEVICE, MemoryKind.DEVICE, false),

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every trace in ../shared/realdata/hta-kineto-traces and pipit-nsys-perlmutter imports with
  * exactly the events its source holds: counted here independently (a plain count of categories
- * in the JSON; a COUNT(*) per table in the SQLite file), and, where SOURCES.md lists them, against
+ * in the JSON; a COUNT(*) per table in the SQLite file), and, where the data set's description lists them, against
  * its counts. Skipped, saying so, where the folder is absent.
  */
 class RealTraceImportTest {
@@ -35,7 +35,9 @@ class RealTraceImportTest {
     return Path.of(System.getProperty("apptrace.realdata.dir", "../shared/realdata"));
   }
 
-  /** Kernels and memcpys of each trace as SOURCES.md sec. 3 lists them (exact counts only). */
+  /**
+   * Kernels and memcpys of each trace as the data set's description lists them (exact counts only).
+   */
   static Stream<Arguments> kineto() {
     return Stream.of(
         Arguments.of("a100-sxm4-80gb_train_rank0.json.gz", 6080, 1390),

@@ -8,7 +8,7 @@ import java.util.Deque;
 
 /**
  * The memory one benchmark uses, freed together when it ends. Host memory is allocated by the
- * calling thread, so it lands on the NUMA node that thread is bound to (002 Algorithm 4.2).
+ * calling thread, so it lands on the NUMA node that thread is bound to (Pearson 2018, Algorithm 4.2).
  */
 final class Allocations implements AutoCloseable {
   private final Cuda cuda;
@@ -18,7 +18,7 @@ final class Allocations implements AutoCloseable {
     this.cuda = cuda;
   }
 
-  /** {@code cudaMalloc} on the current device, zeroed so that it is backed (002 Algorithm 4.4). */
+  /** {@code cudaMalloc} on the current device, zeroed so that it is backed (Pearson 2018, Algorithm 4.4). */
   Pointer device(long bytes) throws CudaException {
     PointerByReference p = new PointerByReference();
     cuda.check(cuda.rt.cudaMalloc(p, bytes), "cudaMalloc");
@@ -30,7 +30,7 @@ final class Allocations implements AutoCloseable {
 
   /**
    * Page-locked host memory from {@code cudaHostAlloc}: the default kind, or write-combined
-   * (002 Algorithm 4.2, AllocWriteCombined).
+   * (Pearson 2018, Algorithm 4.2, AllocWriteCombined).
    */
   Pointer pinned(long bytes, boolean writeCombined) throws CudaException {
     PointerByReference p = new PointerByReference();
@@ -41,7 +41,7 @@ final class Allocations implements AutoCloseable {
     return ptr;
   }
 
-  /** Pageable host memory from malloc, written once so that its pages exist (002 Algorithm 4.1). */
+  /** Pageable host memory from malloc, written once so that its pages exist (Pearson 2018, Algorithm 4.1). */
   Pointer pageable(long bytes) {
     Memory m = new Memory(bytes);
     m.clear();
@@ -49,7 +49,7 @@ final class Allocations implements AutoCloseable {
     return m;
   }
 
-  /** Managed memory, zeroed so that its pages exist (002 Algorithm 5.2). */
+  /** Managed memory, zeroed so that its pages exist (Pearson 2018, Algorithm 5.2). */
   Pointer managed(long bytes) throws CudaException {
     PointerByReference p = new PointerByReference();
     cuda.check(cuda.rt.cudaMallocManaged(p, bytes, CudaRuntime.MEM_ATTACH_GLOBAL), "cudaMallocManaged");

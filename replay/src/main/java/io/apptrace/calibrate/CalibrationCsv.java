@@ -8,7 +8,7 @@ import java.util.Locale;
 
 /**
  * A calibration's copy times in the format of Pearson's thesis data
- * ({@code realdata/pearson-ms-thesis/memcpy_summary.csv}, realdata/SOURCES.md sec. 1): the same
+ * (github.com/cwpearson/ms-thesis flattened into one CSV, {@code memcpy_summary.csv}; docs/REFERENCES.md): the same
  * columns and units (times in ns, bandwidth in GB/s = bytes / median ns), one row per benchmark,
  * target and size, so that {@code apptrace validate transfers} reads it.
  */

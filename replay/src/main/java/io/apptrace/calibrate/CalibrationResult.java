@@ -38,7 +38,7 @@ public record CalibrationResult(Machine machine, Sizing sizing, List<Series> ser
     }
 
     /**
-     * L + o and G of its medians (MODEL.md sec. 2, {@link LogGpFit}); a size whose median is 0 (below
+     * L + o and G of its medians (docs/COST-MODEL.md, {@link LogGpFit}); a size whose median is 0 (below
      * the events' resolution) is left out.
      */
     public LogGpFit.Fit fit() {
@@ -53,7 +53,7 @@ public record CalibrationResult(Machine machine, Sizing sizing, List<Series> ser
   }
 
   /**
-   * The per-stream gap g of back-to-back pinned copies in one direction (001 sec. V).
+   * The per-stream gap g of back-to-back pinned copies in one direction (van Werkhoven et al. 2014, sec. V).
    *
    * @param chunks the chunk counts m; {@code seconds[i]} the time of m[i] chunks
    */
@@ -66,7 +66,7 @@ public record CalibrationResult(Machine machine, Sizing sizing, List<Series> ser
   }
 
   /**
-   * A page-fault latency (002 sec. 5.2, Table 5.5): the slope of a linked-list traversal's time over
+   * A page-fault latency (Pearson 2018, sec. 5.2, Table 5.5): the slope of a linked-list traversal's time over
    * its length.
    *
    * @param key {@code cpu_to_gpu}, {@code gpu_to_cpu}, {@code gpu_gpu_local} or {@code gpu_gpu_remote}

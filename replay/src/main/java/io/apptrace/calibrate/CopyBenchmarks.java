@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The copy benchmarks of seeds 002 ch. 4-5: each binds the thread to its NUMA node, sets its GPU,
+ * The copy benchmarks of Pearson 2018, ch. 4-5: each binds the thread to its NUMA node, sets its GPU,
  * allocates its memory once at the largest size, and times copies of every size with CUDA events
  * (Listing 2.4): a warm-up copy, then {@link Sizing#reps()} repetitions of {@link
  * Sizing#iterations(long)} copies each, every copy timed on its own.
@@ -34,7 +34,7 @@ final class CopyBenchmarks {
     this.sizing = sizing;
   }
 
-  /** 002 Algorithm 4.3: host memory (pinned, pageable or write-combined) on a NUMA node and a GPU. */
+  /** Pearson 2018, Algorithm 4.3: host memory (pinned, pageable or write-combined) on a NUMA node and a GPU. */
   List<SizeStats> hostGpu(Benchmark b, Target t, Tick tick) throws CudaException {
     numa.bind(t.numa());
     cuda.setDevice(t.gpu());
@@ -61,7 +61,7 @@ final class CopyBenchmarks {
   }
 
   /**
-   * 002 Algorithm 4.4 (peer access on) or 4.5 (off, the thread bound to the staging NUMA node):
+   * Pearson 2018, Algorithm 4.4 (peer access on) or 4.5 (off, the thread bound to the staging NUMA node):
    * {@code cudaMemcpy(dst, src, n, cudaMemcpyDefault)}, timed on the destination GPU.
    */
   List<SizeStats> gpuGpu(boolean peer, Target t, Tick tick) throws CudaException {
@@ -83,7 +83,7 @@ final class CopyBenchmarks {
   }
 
   /**
-   * 002 Algorithms 5.2 (to the GPU) and 5.4 (to the host), prefetch variants: managed memory is
+   * Pearson 2018, Algorithms 5.2 (to the GPU) and 5.4 (to the host), prefetch variants: managed memory is
    * prefetched to the other side and the device synchronized (untimed), then prefetched across.
    */
   List<SizeStats> prefetch(boolean toGpu, Target t, Tick tick) throws CudaException {
@@ -110,7 +110,7 @@ final class CopyBenchmarks {
   }
 
   /**
-   * 002 Algorithm 4.1: pageable memory on one NUMA node to pinned memory on another (or the same),
+   * Pearson 2018, Algorithm 4.1: pageable memory on one NUMA node to pinned memory on another (or the same),
    * {@code cudaMemcpyHostToHost}; between NUMA nodes the source is rewritten from its own node
    * first (untimed), so that the copy does not find it in the destination's caches.
    */

@@ -106,7 +106,7 @@ final class Cuda {
 
   /**
    * Turns the current device's access to {@code peer} on or off; one already in that state is
-   * fine (002 Algorithms 4.4 and 4.5 call these without looking).
+   * fine (Pearson 2018, Algorithms 4.4 and 4.5 call these without looking).
    */
   void peerAccess(int peer, boolean on) throws CudaException {
     int e = on ? rt.cudaDeviceEnablePeerAccess(peer, 0) : rt.cudaDeviceDisablePeerAccess(peer);

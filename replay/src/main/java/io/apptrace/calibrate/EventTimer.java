@@ -3,7 +3,7 @@ package io.apptrace.calibrate;
 import com.sun.jna.Pointer;
 
 /**
- * Times work with two CUDA events on a stream of the current device, as seeds 002 Listing 2.4 does:
+ * Times work with two CUDA events on a stream of the current device, as Pearson 2018, Listing 2.4 does:
  * record the start, issue the work, record the stop, wait for it, and take the elapsed time. On the
  * simulated runtime the two events measure exactly the work's modeled duration
  * (docs/SIMULATED-DEVICE.md, "Simulated time").

@@ -13,7 +13,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The gap benchmark (seeds 001 sec. V) and the page-fault latency benchmarks (002 Algorithms 5.5,
+ * The gap benchmark (van Werkhoven et al. 2014, sec. V) and the page-fault latency benchmarks (Pearson 2018,
+ * Algorithms 5.5,
  * 5.6).
  */
 final class LatencyBenchmarks {
@@ -48,7 +49,7 @@ final class LatencyBenchmarks {
   /**
    * The gap g of pinned copies in one direction: m chunks of c bytes issued back to back on one
    * stream behind a {@link Gate} (so that the host's issuing never leaves the copy engine idle)
-   * take {@code L + o + m c G + (m - 1) g} (001 sec. V); g is the slope over m less {@code c G}
+   * take {@code L + o + m c G + (m - 1) g} (van Werkhoven et al. 2014, sec. V); g is the slope over m less {@code c G}
    * ({@link LogGpFit#gap}), with G from the pinned copies of the same pair.
    */
   CalibrationResult.Gap gap(TransferKind.Way way, Target t, double secondsPerByte) throws CudaException {
@@ -95,7 +96,7 @@ final class LatencyBenchmarks {
   }
 
   /**
-   * 002 Algorithm 5.5 (GPU to CPU): a linked list in managed memory, one element every other page,
+   * Pearson 2018, Algorithm 5.5 (GPU to CPU): a linked list in managed memory, one element every other page,
    * prefetched to the GPU, then walked by this thread; the host clock times the walk. The latency
    * is the slope of the time over the list's length.
    */
@@ -125,7 +126,7 @@ final class LatencyBenchmarks {
   }
 
   /**
-   * 002 Algorithm 5.6 (to a GPU): the same list, prefetched to the CPU ({@code fromGpu} -1) or to
+   * Pearson 2018, Algorithm 5.6 (to a GPU): the same list, prefetched to the CPU ({@code fromGpu} -1) or to
    * another GPU, walked by one GPU thread ({@code gpu_traverse}, Listing 5.3, loaded from PTX with
    * {@code cudaLibraryLoadData}); CUDA events time the kernel.
    */
@@ -179,7 +180,7 @@ final class LatencyBenchmarks {
     int getpagesize();
   }
 
-  /** Two pages between elements, so that a fault never brings the next element along (002 sec. 5.2). */
+  /** Two pages between elements, so that a fault never brings the next element along (Pearson 2018, sec. 5.2). */
   private static long strideElements() {
     return 2L * Native.load("c", LibC.class).getpagesize() / 8;
   }
@@ -188,7 +189,7 @@ final class LatencyBenchmarks {
     return (steps + 1L) * strideElements() * 8;
   }
 
-  /** Element i (at index i * stride) holds the index of element i + 1 (002 Algorithm 5.5, lines 8-10). */
+  /** Element i (at index i * stride) holds the index of element i + 1 (Pearson 2018, Algorithm 5.5, lines 8-10). */
   private Pointer linkedList(Allocations a, int steps) throws CudaException {
     Pointer list = a.managed(bytes(steps));
     long stride = strideElements();

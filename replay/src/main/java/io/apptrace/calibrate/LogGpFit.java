@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Fits the LogGP transfer parameters (MODEL.md sec. 2; seeds 001 sec. V) to measured copy times.
+ * Fits the LogGP transfer parameters (docs/COST-MODEL.md; van Werkhoven et al. 2014, sec. V) to measured copy times.
  *
  * <ul>
  *   <li>{@code L + o}: the time of the smallest copy measured, a 1-byte copy where there is one
- *       (000 sec. IV-C, 001 sec. V-A), the median where that size was measured more than once.
- *   <li>{@code G}: seeds 001 sec. V-A: over n copies of sizes k_1..k_n,
+ *       (Abdelhafez et al. 2019, sec. IV-C; van Werkhoven et al. 2014, sec. V-A), the median where that size was
+ * measured more than once.
+ *   <li>{@code G}: van Werkhoven et al. 2014, sec. V-A: over n copies of sizes k_1..k_n,
  *       {@code t_1 + ... + t_n = n (L + o) + G (k_1 + ... + k_n)}, so
  *       {@code G = (t_1 + ... + t_n - n (L + o)) / (k_1 + ... + k_n)}. This is the least-squares
  *       fit of {@code t - (L + o) = G k} with weights {@code 1 / k} (a copy's time varies in
@@ -21,7 +22,7 @@ import java.util.Objects;
  *       (1 MiB), where the LogGP form holds (docs/ACCURACY.md: below, the copy engine's pipeline
  *       is still filling); with none measured there, the largest size alone.
  *   <li>{@code g}: k bytes sent as m back-to-back chunks of c bytes take
- *       {@code L + o + m c G + (m - 1) g} (001 sec. V), so the time grows with m at the slope
+ *       {@code L + o + m c G + (m - 1) g} (van Werkhoven et al. 2014, sec. V), so the time grows with m at the slope
  *       {@code c G + g}: {@code g} is the least-squares slope over m less {@code c G}.
  * </ul>
  */
@@ -84,7 +85,7 @@ public final class LogGpFit {
         .distinct().count());
   }
 
-  /** 001 sec. V-A: {@code G = (t_1 + ... + t_n - n (L + o)) / (k_1 + ... + k_n)}. */
+  /** van Werkhoven et al. 2014, sec. V-A: {@code G = (t_1 + ... + t_n - n (L + o)) / (k_1 + ... + k_n)}. */
   static double secondsPerByte(List<Point> copies, double latencySeconds) {
     double time = 0;
     double bytes = 0;
@@ -97,7 +98,7 @@ public final class LogGpFit {
 
   /**
    * The gap g from the times of {@code chunks[i]} back-to-back copies of {@code chunkBytes} each
-   * (MODEL.md sec. 2, 001 sec. V: {@code T(m) = L + o + m c G + (m - 1) g}).
+   * (docs/COST-MODEL.md; van Werkhoven et al. 2014, sec. V: {@code T(m) = L + o + m c G + (m - 1) g}).
    *
    * @throws IllegalArgumentException with fewer than two distinct chunk counts
    */

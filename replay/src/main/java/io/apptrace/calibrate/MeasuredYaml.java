@@ -70,13 +70,14 @@ final class MeasuredYaml {
       if (!(f.secondsPerByte() > 0)) {
         return "    # " + key(s) + ": no G: its times do not grow with the size";
       }
-      return kv(s, quote(bandwidth(f.bandwidthBytesPerSec())), "1/G over " + f.fittedSizes() + " sizes (001 sec. V-A)");
+      return kv(s, quote(bandwidth(f.bandwidthBytesPerSec())), "1/G over " + f.fittedSizes()
+          + " sizes (van Werkhoven et al. 2014, sec. V-A)");
     });
     gap();
     lines.add("  curves:                               # [size, bytes / median time] of every size measured");
     local.forEach(this::curve);
     if (!r.faults().isEmpty()) {
-      lines.add("  page_fault:                           # 002 sec. 5.2: slope of a linked-list walk over its length");
+      lines.add("  page_fault:                           # Pearson 2018, sec. 5.2: slope of a linked-list walk over its length");
       r.faults().forEach(f -> lines.add(f.latencySeconds() > 0 ? "    " + f.key() + ": " + quote(time(f.latencySeconds()))
           + "   # " + f.where() : "    # " + f.key() + ": no latency: the walk did not slow down with its length"));
     }
@@ -136,7 +137,7 @@ final class MeasuredYaml {
       }
     }
     if (!g.isEmpty()) {
-      lines.add("  gap: {" + String.join(", ", g) + "}   # 001 sec. V: back-to-back pinned copies of "
+      lines.add("  gap: {" + String.join(", ", g) + "}   # van Werkhoven et al. 2014, sec. V: back-to-back pinned copies of "
           + Units.size(r.sizing().gapChunkBytes()) + " on one stream");
     }
   }
@@ -159,9 +160,11 @@ final class MeasuredYaml {
   }
 
   private String method() {
-    return "Copies timed with CUDA events (seeds 002 Listing 2.4), " + r.sizing().reps() + " repetitions of each size;"
-        + " latency = the time of the smallest copy (L+o, MODEL.md sec. 2); bandwidth = 1/G, G fitted over the sizes"
-        + " above 1 MiB (seeds 001 sec. V-A); curves = bytes / median time; all of NUMA node " + numa + " and GPU 0"
+    return "Copies timed with CUDA events (Pearson 2018, Listing 2.4), " + r.sizing().reps()
+        + " repetitions of each size;"
+        + " latency = the time of the smallest copy (L+o, docs/COST-MODEL.md); bandwidth = 1/G, G fitted over the sizes"
+        + " above 1 MiB (van Werkhoven et al. 2014, sec. V-A); curves = bytes / median time; all of NUMA node "
+        + numa + " and GPU 0"
         + " (peer, staged_p2p: GPU 0 to GPU 1). " + r.machine().numaNote() + ".";
   }
 

@@ -54,7 +54,7 @@ final class NodeSkeleton {
       out.add("  - {id: cpu" + i + ", model: " + quote(r.machine().cpuModel()) + ", cores: " + cores + ", numa_node: "
           + n + ", memory_bandwidth: " + quote(bandwidth(bw.orElse(10e9))) + "}");
       out.add(bw.isPresent() ? "    # memory_bandwidth: one thread's cudaMemcpy from pageable to pinned memory of this"
-          + " node (002 Algorithm 4.1), 1/G; a lower bound of the memory's" : "    # memory_bandwidth: ASSUMED, not measured");
+          + " node (Pearson 2018, Algorithm 4.1), 1/G; a lower bound of the memory's" : "    # memory_bandwidth: ASSUMED, not measured");
     }
   }
 
@@ -96,7 +96,7 @@ final class NodeSkeleton {
         Optional<Double> b = hostCopy(r, nodes.get(j), nodes.get(i));
         Optional<Double> bw = a.isPresent() && b.isPresent() ? Optional.of(Math.min(a.get(), b.get())) : a.or(() -> b);
         out.add("  - {between: [cpu" + i + ", cpu" + j + "], type: smp, bandwidth: " + quote(bandwidth(bw.orElse(10e9)))
-            + "}   # " + (bw.isPresent() ? "one thread's copy between the nodes (002 Algorithm 4.1): a lower bound"
+            + "}   # " + (bw.isPresent() ? "one thread's copy between the nodes (Pearson 2018, Algorithm 4.1): a lower bound"
             : "ASSUMED, not measured"));
       }
     }

@@ -8,11 +8,11 @@ import java.util.List;
 
 /**
  * The host's NUMA nodes, and binding the calling thread's execution and memory to one of them with
- * libnuma through JNA, as seeds 002 Listing 2.1 does. Without libnuma (or without NUMA) the host is
+ * libnuma through JNA, as Pearson 2018, Listing 2.1 does. Without libnuma (or without NUMA) the host is
  * one node, 0, and nothing is bound.
  */
 final class Numa {
-  /** The libnuma functions of 002 Listing 2.1. */
+  /** The libnuma functions of Pearson 2018, Listing 2.1. */
   interface LibNuma extends Library {
     int numa_available();
 
@@ -63,7 +63,7 @@ final class Numa {
     if (nodes.isEmpty()) {
       nodes.add(0);
     }
-    // 002 sec. 2.5: fail rather than silently fall back to another node
+    // Pearson 2018, sec. 2.5: fail rather than silently fall back to another node
     lib.numa_set_strict(1);
     lib.numa_set_bind_policy(1);
     return new Numa(lib, nodes, "libnuma: NUMA nodes " + nodes.toString().replaceAll("[\\[\\]]", "")
@@ -84,7 +84,7 @@ final class Numa {
     return note;
   }
 
-  /** Binds the calling thread's execution and memory allocation to {@code node} (002 Listing 2.1). */
+  /** Binds the calling thread's execution and memory allocation to {@code node} (Pearson 2018, Listing 2.1). */
   void bind(int node) {
     if (lib == null) {
       return;

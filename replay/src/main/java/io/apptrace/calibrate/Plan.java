@@ -125,8 +125,8 @@ final class Plan {
   }
 
   /**
-   * 002 sec. 5.2 for GPU 0 and its local NUMA node. <b>Choice</b>: a local GPU pair is one with peer
-   * access, a remote pair one without (002 Table 5.5's local pairs share an NVLink triad).
+   * Pearson 2018, sec. 5.2 for GPU 0 and its local NUMA node. <b>Choice</b>: a local GPU pair is one with peer
+   * access, a remote pair one without (Pearson 2018, Table 5.5's local pairs share an NVLink triad).
    */
   private void pageFaults() {
     Target t = Target.host(machine.localNuma(0), 0);

@@ -13,7 +13,7 @@ import java.util.List;
  * @param maxIterations ... but at most this many (each is timed on its own; a repetition reports their mean)
  * @param gapChunkBytes the chunk size of the gap benchmark
  * @param gapChunks the chunk counts m of the gap benchmark
- * @param faultSteps the list lengths of the page-fault benchmarks (002 sec. 5.2)
+ * @param faultSteps the list lengths of the page-fault benchmarks (Pearson 2018, sec. 5.2)
  */
 public record Sizing(List<Long> sizes, int reps, long bytesPerRep, int maxIterations, long gapChunkBytes,
     List<Integer> gapChunks, List<Integer> faultSteps) {

@@ -3,8 +3,8 @@ package io.apptrace.cost;
 import java.util.List;
 
 /**
- * The baselines reported beside every projection (MODEL.md sec. 5; seeds 000 sec. VI-D): Peak BW,
- * 000 eq. 10 with the theoretical bandwidth of the route's slowest link and the measured L+o; and
+ * The baselines reported beside every projection (docs/COST-MODEL.md; Abdelhafez et al. 2019, sec. VI-D): Peak BW,
+ * Abdelhafez et al. 2019, eq. 10 with the theoretical bandwidth of the route's slowest link and the measured L+o; and
  * back-of-envelope, n over that bandwidth with no fixed overhead. A transfer that crosses two routes
  * (staged GPU-to-GPU) is given the slower one's bandwidth.
  */

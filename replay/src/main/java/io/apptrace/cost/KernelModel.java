@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * What a kernel costs on a node (MODEL.md sec. 4). A policy says how a kernel's time on the node a
+ * What a kernel costs on a node (docs/COST-MODEL.md). A policy says how a kernel's time on the node a
  * trace was taken on becomes its time on the target node.
  */
 public final class KernelModel {
@@ -17,7 +17,7 @@ public final class KernelModel {
     SCALE_BANDWIDTH("scale-bandwidth"),
     /** Scale the measured time by the ratio of the GPUs' peak FLOP/s (compute-bound kernels). */
     SCALE_FLOPS("scale-flops"),
-    /** The quantitative roofline from the kernel's FLOPs and DRAM bytes (004 sec. 1.1). */
+    /** The quantitative roofline from the kernel's FLOPs and DRAM bytes (Choi et al. 2020, sec. 1.1). */
     ROOFLINE("roofline");
 
     private final String key;
@@ -44,14 +44,14 @@ public final class KernelModel {
    * A kernel's projected time and how it was reached.
    *
    * @param lowerBound true when no measured time existed and the time is the stated lower bound of
-   *     MODEL.md sec. 4 (bytes over memory bandwidth plus launch overhead), never a measurement
+   *     docs/COST-MODEL.md (bytes over memory bandwidth plus launch overhead), never a measurement
    */
   public record KernelEstimate(double seconds, String method, boolean lowerBound) {}
 
   private KernelModel() {}
 
   /**
-   * The quantitative roofline, 004 sec. 1.1: {@code t = max(flops / peak_flops, dram_bytes /
+   * The quantitative roofline, Choi et al. 2020, sec. 1.1: {@code t = max(flops / peak_flops, dram_bytes /
    * memory_BW)}.
    */
   public static double roofline(double flops, double dramBytes, double peakFlops, double memoryBandwidth) {
@@ -60,7 +60,7 @@ public final class KernelModel {
 
   /**
    * The estimate for a kernel with no measured time (a trace taken on the simulated device),
-   * MODEL.md sec. 4: the bytes its pointer arguments cover over the memory bandwidth, plus the
+   * docs/COST-MODEL.md: the bytes its pointer arguments cover over the memory bandwidth, plus the
    * launch overhead. A lower bound.
    */
   public static double lowerBound(double bytes, Node.Gpu gpu) {
@@ -83,7 +83,7 @@ public final class KernelModel {
       Double peak = target.peakFlops().get(precision);
       if (peak != null) {
         return new KernelEstimate(roofline(flops.getAsDouble(), bytes, peak, target.memoryBandwidth()),
-            "roofline (004 sec. 1.1)", false);
+            "roofline (Choi et al. 2020, sec. 1.1)", false);
       }
     }
     if (measuredSeconds.isEmpty()) {
@@ -107,7 +107,7 @@ public final class KernelModel {
   }
 
   /**
-   * The performance bounds of seeds 001 sec. III-A, in FLOP/s: with full overlap of transfers and
+   * The performance bounds of van Werkhoven et al. 2014, sec. III-A, in FLOP/s: with full overlap of transfers and
    * computation {@code min(peak, memory_BW * OI, link_BW * DI)}; with none
    * {@code flops / (bytes_transferred / link_BW + flops / RM)}; with mapped memory
    * {@code min(peak, link_BW * OI)}. OI is the operational intensity (FLOPs per DRAM byte), DI the
@@ -124,7 +124,7 @@ public final class KernelModel {
     }
   }
 
-  /** The whole-iteration form, 004 sec. 2.1: {@code overhead + sum(kernels) + communication}. */
+  /** The whole-iteration form, Choi et al. 2020, sec. 2.1: {@code overhead + sum(kernels) + communication}. */
   public static double iteration(double overhead, double[] kernels, double communication) {
     double t = overhead + communication;
     for (double k : kernels) {

@@ -4,10 +4,10 @@ import io.apptrace.node.Node;
 
 /**
  * The bytes a link carries to move n bytes of data, and the bandwidth a transfer of n bytes gets
- * out of it (MODEL.md sec. 2; seeds 000 sec. IV-A and IV-B).
+ * out of it (docs/COST-MODEL.md; Abdelhafez et al. 2019, sec. IV-A and IV-B).
  */
 public final class LinkCost {
-  /** NVLink flit and largest payload, bytes (000 sec. IV-B). */
+  /** NVLink flit and largest payload, bytes (Abdelhafez et al. 2019, sec. IV-B). */
   static final int FLIT = 16;
   static final int NVLINK_MAX_PAYLOAD = 256;
 
@@ -22,10 +22,10 @@ public final class LinkCost {
    * Bytes on the wire to move {@code n} bytes: {@code n_hat}.
    *
    * <ul>
-   *   <li>PCIe read, 000 eq. 4: {@code MRd_O + MRRS + ceil(n / RCB) * CplD_O + n}
-   *   <li>PCIe write, 000 eq. 5: {@code ceil(n / MPS) * MWr_O + n}
-   *   <li>NVLink read, 000 eq. 6: {@code 16 + ceil(n / 256) * 16 + n}
-   *   <li>NVLink write, 000 eq. 7: {@code ceil(n / 256) * 16 + n}
+   *   <li>PCIe read, Abdelhafez et al. 2019, eq. 4: {@code MRd_O + MRRS + ceil(n / RCB) * CplD_O + n}
+   *   <li>PCIe write, Abdelhafez et al. 2019, eq. 5: {@code ceil(n / MPS) * MWr_O + n}
+   *   <li>NVLink read, Abdelhafez et al. 2019, eq. 6: {@code 16 + ceil(n / 256) * 16 + n}
+   *   <li>NVLink write, Abdelhafez et al. 2019, eq. 7: {@code ceil(n / 256) * 16 + n}
    *   <li>other links (SMP buses, NVLink-C2C): {@code n} (their efficiency stands for overhead)
    * </ul>
    */
@@ -49,7 +49,7 @@ public final class LinkCost {
 
   /**
    * Effective bandwidth of a transfer of {@code n} bytes crossing the link from its {@code a} end
-   * ({@code fromA}) or its {@code b} end, 000 eq. 2: {@code BW_eff = n * Link_BW / n_hat}, times
+   * ({@code fromA}) or its {@code b} end, Abdelhafez et al. 2019, eq. 2: {@code BW_eff = n * Link_BW / n_hat}, times
    * the link's efficiency in that direction.
    */
   public static double effectiveBandwidth(Node.Link link, double n, Access access, boolean fromA) {

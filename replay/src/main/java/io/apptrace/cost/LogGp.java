@@ -1,9 +1,9 @@
 package io.apptrace.cost;
 
 /**
- * The LogGP transfer model of seeds 001 sec. V: one transfer of k bytes takes {@code L + o + k * G};
+ * The LogGP transfer model of van Werkhoven et al. 2014, sec. V: one transfer of k bytes takes {@code L + o + k * G};
  * k bytes sent as nStreams back-to-back chunks take {@code L + o + k * G + g * (nStreams - 1)}
- * (MODEL.md sec. 2, "several back-to-back transfers").
+ * (docs/COST-MODEL.md, "Back-to-back transfers").
  *
  * @param latency L + o, seconds
  * @param gPerByte G, seconds per byte (the inverse of the large-message bandwidth)

@@ -13,7 +13,7 @@ import java.util.List;
  * @param remote whether it crosses a bus between CPU sockets
  * @param latency the L+o it counts, and where that came from
  * @param method the equation or measurement used
- * @param peakBwSeconds the Peak BW baseline (MODEL.md sec. 5)
+ * @param peakBwSeconds the Peak BW baseline (docs/COST-MODEL.md)
  * @param backOfEnvelopeSeconds the back-of-envelope baseline
  * @param notes what the user should know (no measured L+o, no peer access, ...)
  */

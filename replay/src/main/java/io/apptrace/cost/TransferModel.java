@@ -12,13 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What a transfer costs on a node (MODEL.md sec. 2): the time of every transfer kind between any
- * two memories, with the link that bounds it and the two baselines of MODEL.md sec. 5 beside it.
+ * What a transfer costs on a node (docs/COST-MODEL.md): the time of every transfer kind between any
+ * two memories, with the link that bounds it and the two baselines of docs/COST-MODEL.md beside it.
  */
 public final class TransferModel {
   /** Whether measured bandwidth curves may replace the datasheet equations. */
   public enum Setting {
-    /** Datasheet parameters and the measured 1-byte time L+o only (the setting of seeds 000). */
+    /** Datasheet parameters and the measured 1-byte time L+o only (the setting of Abdelhafez et al. 2019). */
     DATASHEET,
     /** Measured curves where the node file has them, else as {@link #DATASHEET}. */
     MEASURED
@@ -95,7 +95,7 @@ public final class TransferModel {
 
   /**
    * The per-stream gap g of a transfer that follows another in the same direction back to back
-   * (seeds 001 sec. V): measured, else the kind's full L+o (no overlap assumed).
+   * (van Werkhoven et al. 2014, sec. V): measured, else the kind's full L+o (no overlap assumed).
    */
   public double gap(TransferKind kind) throws NodeFileException {
     var g = kind.way() == TransferKind.Way.D2H ? node.measured().gapD2h() : node.measured().gapH2d();
@@ -148,7 +148,7 @@ public final class TransferModel {
 
   /**
    * The effective bandwidth of a route for data moving along it ({@code along}: from its first
-   * vertex to its last) or back: the least of its links' (000 eq. 2 per link).
+   * vertex to its last) or back: the least of its links' (Abdelhafez et al. 2019, eq. 2 per link).
    */
   static double routeBandwidth(Topology.Route r, double n, LinkCost.Access access, boolean along) {
     double bw = Double.POSITIVE_INFINITY;
@@ -187,14 +187,14 @@ public final class TransferModel {
     String method;
     boolean pageable = kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H;
     if (pageable) {
-      // 000 eq. 9: T = L + o + 2n / Memory_BW + n / BW_eff (staged through a pinned buffer)
+      // Abdelhafez et al. 2019, eq. 9: T = L + o + 2n / Memory_BW + n / BW_eff (staged through a pinned buffer)
       double memBw = node.cpuOfNuma(numa).orElseThrow().memoryBandwidth();
       seconds = lat.seconds() + 2 * n / memBw + n / bwEff;
-      method = "000 eq. 9 (pageable: staged through pinned memory)";
+      method = "Abdelhafez et al. 2019, eq. 9 (pageable: staged through pinned memory)";
     } else {
-      // 000 eq. 10: T = L + o + n / BW_eff
+      // Abdelhafez et al. 2019, eq. 10: T = L + o + n / BW_eff
       seconds = lat.seconds() + n / bwEff;
-      method = "000 eq. 10";
+      method = "Abdelhafez et al. 2019, eq. 10";
     }
     var curve = setting == Setting.MEASURED ? node.measured().curves().get(kind) : null;
     if (curve != null) {
@@ -220,7 +220,7 @@ public final class TransferModel {
 
   private TransferEstimate deviceToDevice(long bytes, Node.Gpu gpu) throws NodeFileException {
     Latency lat = latency(TransferKind.D2D);
-    // 000 sec. IV-C: T = (L + o)_d2d + n / GPU_memory_BW
+    // Abdelhafez et al. 2019, sec. IV-C: T = (L + o)_d2d + n / GPU_memory_BW
     double seconds = lat.seconds() + bytes / gpu.memoryBandwidth();
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
@@ -229,7 +229,7 @@ public final class TransferModel {
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(gpu.memoryBandwidth()));
     return new TransferEstimate(TransferKind.D2D.key(), bytes, seconds, gpu.id() + " memory ("
         + io.apptrace.node.Units.bandwidth(gpu.memoryBandwidth()) + ")", gpu.id(), false, lat,
-        "000 sec. IV-C (device memory bandwidth)", base.peakBw(), base.backOfEnvelope(), notes);
+        "Abdelhafez et al. 2019, sec. IV-C (device memory bandwidth)", base.peakBw(), base.backOfEnvelope(), notes);
   }
 
   private TransferEstimate peer(long bytes, Node.Gpu src, Node.Gpu dst) throws NodeFileException {
@@ -238,7 +238,7 @@ public final class TransferModel {
     Latency lat = latency(TransferKind.PEER);
     double bw = routeBandwidth(route, bytes, LinkCost.Access.WRITE, true);
     Node.Link bound = bounding(route, bytes, LinkCost.Access.WRITE, true);
-    // 000 sec. IV-C: peer copies use the direct NVLink or PCIe path's model (eq. 10, device writes)
+    // Abdelhafez et al. 2019, sec. IV-C: peer copies use the direct NVLink or PCIe path's model (eq. 10, device writes)
     double seconds = lat.seconds() + bytes / bw;
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
@@ -246,14 +246,14 @@ public final class TransferModel {
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(route.bottleneck().bandwidth()));
     return new TransferEstimate(TransferKind.PEER.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")",
-        route.describe(), route.remote(), lat, "000 eq. 10 over the peer route", base.peakBw(),
+        route.describe(), route.remote(), lat, "Abdelhafez et al. 2019, eq. 10 over the peer route", base.peakBw(),
         base.backOfEnvelope(), notes);
   }
 
   /**
    * A GPU-to-GPU copy without peer access: staged through host memory on NUMA node {@code numa}
    * (by default the source GPU's local one), a device-to-host then a host-to-device pinned transfer
-   * (002 sec. 2.4.4). <b>Choice</b>: the driver moves the data in chunks through its staging
+   * (Pearson 2018, sec. 2.4.4). <b>Choice</b>: the driver moves the data in chunks through its staging
    * buffers, so the two halves overlap and the slower one sets the pace: {@code T = L+o + n /
    * min(BW_down, BW_up)} (the measured staged copies of Pearson's thesis data run at about the
    * slower half's bandwidth, not at half of it). The fixed overhead is the measured staged L+o when
@@ -287,12 +287,13 @@ public final class TransferModel {
         up.bottleneck().bandwidth())));
     String route = down.reversed().describe() + " | " + up.describe();
     return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")",
-        route, down.remote() || up.remote(), lat, "staged: 000 eq. 10 at the slower of the two halves, pipelined",
+        route, down.remote() || up.remote(), lat,
+        "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves, pipelined",
         base.peakBw(), base.backOfEnvelope(), notes);
   }
 
   /**
-   * Unified-memory page-fault migration of {@code bytes} (002 sec. 5.2, Table 5.5): one fault per
+   * Unified-memory page-fault migration of {@code bytes} (Pearson 2018, sec. 5.2, Table 5.5): one fault per
    * {@code migration_granularity} bytes, each costing the measured fault latency, plus the bytes
    * over the route. {@code way} is H2D (a GPU touches pages on the CPU) or D2H, or P2P between two
    * GPUs (local when their route crosses no CPU bus).
@@ -343,7 +344,7 @@ public final class TransferModel {
     String kind = "fault_" + way.name().toLowerCase(java.util.Locale.ROOT);
     String path = along ? route.describe() : route.reversed().describe();
     return new TransferEstimate(kind, bytes, seconds, bound.id() + " (" + bound.describe() + ")", path,
-        route.remote(), lat, String.format(java.util.Locale.ROOT, "002 Table 5.5: %.0f faults of %s each",
+        route.remote(), lat, String.format(java.util.Locale.ROOT, "Pearson 2018, Table 5.5: %.0f faults of %s each",
             faults, io.apptrace.node.Units.time(latency.getAsDouble())), base.peakBw(), base.backOfEnvelope(),
         List.of());
   }

@@ -54,7 +54,7 @@ public record Node(
   /** A routing vertex that is neither CPU nor GPU: a PCIe switch or an NVSwitch. */
   public record Switch(String id, String type, String model) {}
 
-  /** PCIe packet parameters of a link (seeds 000 sec. IV-A). */
+  /** PCIe packet parameters of a link (Abdelhafez et al. 2019, sec. IV-A). */
   public record Pcie(int generation, int lanes, int mps, int mrrs, int rcb, int mrdOverhead,
       int mwrOverhead, int cpldOverhead) {}
 
@@ -130,14 +130,14 @@ public record Node(
     }
   }
 
-  /** One page fault's times (seeds 002 Table 5.5). */
+  /** One page fault's times (Pearson 2018, Table 5.5). */
   public record PageFaults(OptionalDouble cpuToGpu, OptionalDouble gpuToCpu, OptionalDouble gpuGpuLocal,
       OptionalDouble gpuGpuRemote) {}
 
   /**
    * Measured parameters: each wins over the datasheet where present.
    *
-   * @param bandwidth the large-transfer bandwidth 1/G fitted per kind (seeds 001 sec. V-A), bytes per
+   * @param bandwidth the large-transfer bandwidth 1/G fitted per kind (van Werkhoven et al. 2014, sec. V-A), bytes per
    *     second, as {@code apptrace calibrate} writes it: with {@code latency}, the kind's LogGP form
    * @param curves bandwidth by size between a NUMA node and a GPU local to it
    */

@@ -263,7 +263,7 @@ public final class NodeLoader {
       } else {
         YamlMap bus = c.map("memory_bus").orElseThrow(() -> c.error("memory_bandwidth",
             "missing key 'memory_bandwidth' (or 'memory_bus')"));
-        // Memory_BW = bus_width * frequency * transfers_per_cycle (seeds 000 sec. IV-C)
+        // Memory_BW = bus_width * frequency * transfers_per_cycle (Abdelhafez et al. 2019, sec. IV-C)
         memBw = bus.quantity("width", Units.Kind.WIDTH) / 8 * bus.quantity("frequency", Units.Kind.FREQUENCY)
             * bus.integer("transfers_per_cycle", 1, 16);
         bus.done();
@@ -462,7 +462,7 @@ public final class NodeLoader {
         } else if (laneBw.isPresent()) {
           bandwidth = laneBw.getAsDouble() * lanes * count;
         } else if (nvGen <= 2) {
-          // 002 Table 2.1: NVLink 1.0 lanes run at 20 GB/s, NVLink 2.0 lanes at 25 GB/s, per direction
+          // Pearson 2018, Table 2.1: NVLink 1.0 lanes run at 20 GB/s, NVLink 2.0 lanes at 25 GB/s, per direction
           bandwidth = (nvGen == 1 ? 20e9 : 25e9) * lanes * count;
         } else {
           throw l.error("generation", "NVLink " + nvGen + ": give lane_bandwidth (per direction, e.g. \"25 GB/s\")"

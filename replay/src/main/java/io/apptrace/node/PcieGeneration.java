@@ -1,8 +1,8 @@
 package io.apptrace.node;
 
 /**
- * PCIe generations: signalling rate and encoding efficiency (MODEL.md sec. 2; seeds 000 Table II,
- * 002 Table 2.2; generation 5 from the PCIe 5.0 specification, 6 from the PCIe 6.0 specification,
+ * PCIe generations: signalling rate and encoding efficiency (docs/COST-MODEL.md; Abdelhafez et al. 2019, Table II,
+ * Pearson 2018, Table 2.2; generation 5 from the PCIe 5.0 specification, 6 from the PCIe 6.0 specification,
  * whose FLIT mode is taken as 242/256 efficient).
  */
 public enum PcieGeneration {
@@ -36,7 +36,7 @@ public enum PcieGeneration {
   }
 
   /**
-   * {@code Link_BW = lanes * rate * eta / 8} bytes per second per direction (MODEL.md sec. 2,
+   * {@code Link_BW = lanes * rate * eta / 8} bytes per second per direction (docs/COST-MODEL.md,
    * PCIe; the Choice there: eta applied once).
    */
   public double linkBandwidth(int lanes) {

@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Transfers in flight on a node's links, as fluids (MODEL.md sec. 3: "concurrent transfers that
- * share a link share its bandwidth"). Each direction of each link is a resource of capacity
+ * Transfers in flight on a node's links, as fluids (docs/REPLAY.md, "Copies": transfers in flight
+ * share the links they cross). Each direction of each link is a resource of capacity
  * {@code bandwidth * efficiency}, times the link's duplex factor while the other direction is busy
  * too. A transfer holds every link of its route; on each it uses its data rate times the bytes the
- * link carries per data byte (000 eq. 4-7). Rates are max-min fair (progressive filling), and no
- * transfer goes faster than it would alone. A transfer alone on its links gets its rate without a
- * reshare of the others (they are not affected).
+ * link carries per data byte (Abdelhafez et al. 2019, eqs. 4-7). Rates are max-min fair (progressive
+ * filling), and no transfer goes faster than it would alone. A transfer alone on its links gets its
+ * rate without a reshare of the others (they are not affected).
  *
  * <p>Time is integer nanoseconds, as the replay's clock: when a transfer's rate is set, its end
  * (and milestone) is fixed to the nearest nanosecond, and it finishes when the clock reaches that

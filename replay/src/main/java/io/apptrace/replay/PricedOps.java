@@ -58,7 +58,7 @@ final class PricedOps {
     }
     if (lowerBoundKernels > 0) {
       notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
-          + " memory bandwidth + launch overhead (MODEL.md sec. 4), not a measurement");
+          + " memory bandwidth + launch overhead (docs/COST-MODEL.md), not a measurement");
     }
   }
 
@@ -120,7 +120,7 @@ final class PricedOps {
       lowerBoundKernels++;
     }
     if (op.mappedReadBytes() > 0 || op.mappedWriteBytes() > 0) {
-      // zero-copy (001 eq. 6): the kernel streams its host data over the link while it computes
+      // zero-copy (van Werkhoven et al. 2014, eq. 6): the kernel streams its host data over the link while it computes
       int gpu = g.index();
       TransferEstimate in = model.estimate(TransferKind.PINNED_H2D, (long) Math.max(1, op.mappedReadBytes()),
           TransferModel.Endpoints.gpu(gpu), o.setting());

@@ -28,9 +28,9 @@ public final class ReplayProgram {
    * @param measuredStartNs GPU start when measured (CUPTI, imports), else -1
    * @param measuredEndNs GPU end when measured, else -1
    * @param touchedBytes a kernel's bytes through its pointer arguments (for the lower-bound
-   *     estimate of MODEL.md sec. 4); a memset's bytes
+   *     estimate of docs/COST-MODEL.md); a memset's bytes
    * @param mappedReadBytes bytes a kernel reads from host memory it reaches directly (mapped or
-   *     page-locked memory: zero-copy, 001 eq. 6)
+   *     page-locked memory: zero-copy, van Werkhoven et al. 2014, eq. 6)
    * @param mappedWriteBytes bytes it writes there
    * @param blocks a kernel's thread blocks (grid x * y * z), 0 when unknown
    * @param synchronous the call returns only when the operation is done (cudaMemcpy)

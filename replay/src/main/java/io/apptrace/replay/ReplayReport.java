@@ -17,8 +17,9 @@ import java.util.TreeMap;
 
 /**
  * What the replay of one node tells a user beyond the timeline: the error of its operation times
- * against the trace's measured ones (MODEL.md sec. 5), and advice (MODEL.md sec. 3's stream-count
- * estimates; what pinning pageable memory would save, seeds 000 sec. VIII lesson 1).
+ * against the trace's measured ones (WMAPE, docs/COST-MODEL.md), and advice (the stream-count
+ * estimates of docs/REPLAY.md; what pinning pageable memory would save, Abdelhafez et al. 2019,
+ * sec. VIII, lesson 1).
  */
 public final class ReplayReport {
   /**
@@ -119,7 +120,7 @@ public final class ReplayReport {
     return out;
   }
 
-  /** Streams that copy in, compute and copy out: MODEL.md sec. 3's stream-count estimates. */
+  /** Streams that copy in, compute and copy out: the stream-count estimates of docs/REPLAY.md. */
   private static void pipelines(ReplayResult r, List<String> out) throws NodeFileException {
     ReplayProgram p = r.program();
     Map<Integer, long[]> perStream = new TreeMap<>(); // stream -> [h2d ops, kernels, d2h ops]
@@ -168,33 +169,38 @@ public final class ReplayReport {
       double gDh = perByte(m, TransferKind.PINNED_D2H, (long) bdh, device);
       double g = Math.min(m.gap(TransferKind.PINNED_H2D), m.gap(TransferKind.PINNED_D2H));
       boolean kernelDominant = te > bhd * gHd + bdh * gDh;
-      String category = gpu.implicitSync() ? "(a): implicit synchronization, " + gpu.copyEngines() + " copy engine(s)"
-          : gpu.copyEngines() == 1 ? "(b): one copy engine, no implicit synchronization"
-          : "(c): " + gpu.copyEngines() + " copy engines, no implicit synchronization";
+      // the device categories of van Werkhoven et al. 2014, sec. IV, said in words, the letter after them
+      String category = gpu.implicitSync() ? "implicit synchronization, " + gpu.copyEngines() + " copy engine(s):"
+          + " van Werkhoven et al. 2014's category a"
+          : gpu.copyEngines() == 1
+              ? "one copy engine, no implicit synchronization: van Werkhoven et al. 2014's category b"
+          : gpu.copyEngines() + " copy engines, no implicit synchronization: van Werkhoven et al. 2014's category c";
       StringBuilder a = new StringBuilder(String.format(Locale.ROOT, "copy/compute pipeline on %s over %d stream%s"
-          + " (device category %s): %s in, %s out, %s of kernels; %s dominate.", gpu.id(), ns, ns == 1 ? "" : "s",
+          + " (%s): %s in, %s out, %s of kernels; %s dominate.", gpu.id(), ns, ns == 1 ? "" : "s",
           category, Units.size((long) bhd), Units.size((long) bdh), Units.time(te),
           kernelDominant ? "kernels" : "transfers"));
-      // MODEL.md sec. 3, stream-count estimates
+      // the stream-count estimates (docs/REPLAY.md; van Werkhoven et al. 2014, sec. VI)
       if (g <= 0) {
         a.append(" No gap g is known for this node, so no stream-count estimate.");
       } else if (gpu.implicitSync()) {
         double best = kernelDominant ? Math.sqrt(bhd * gHd / g) : Math.sqrt(te / (2 * g));
-        a.append(String.format(Locale.ROOT, " 001's estimate of the best stream count (%s): about %d (you use %d).",
+        a.append(String.format(Locale.ROOT, " The best stream count by the estimate of van Werkhoven et al. 2014"
+            + " (%s): about %d (you use %d).",
             kernelDominant ? "sqrt(B_hd * G_hd / g)" : "sqrt(t_E / (2g))", Math.max(1, Math.round(best)), ns));
       } else if (gpu.copyEngines() >= 2 && !kernelDominant) {
         double best = bhd > bdh ? Math.sqrt((bdh * gDh + te) / g) : Math.sqrt((bhd * gHd + te) / g);
-        a.append(String.format(Locale.ROOT, " 001's estimate of the best stream count: about %d (you use %d).",
+        a.append(String.format(Locale.ROOT, " The best stream count by the estimate of van Werkhoven et al. 2014:"
+            + " about %d (you use %d).",
             Math.max(1, Math.round(best)), ns));
       } else {
-        a.append(" More streams hide more of the transfers until the kernels or one engine set the pace (001 sec. VI);"
-            + " 001 gives no closed-form count for this case.");
+        a.append(" More streams hide more of the transfers until the kernels or one engine set the pace"
+            + " (van Werkhoven et al. 2014, sec. VI), who give no closed-form count for this case.");
       }
       out.add(a.toString());
     }
   }
 
-  /** Seconds per byte of a large pinned transfer on the GPU's local route (the G of 001). */
+  /** Seconds per byte of a large pinned transfer on the GPU's local route (the G of van Werkhoven et al. 2014). */
   private static double perByte(TransferModel m, TransferKind k, long bytes, int gpu) throws NodeFileException {
     long n = Math.max(bytes, 1 << 20);
     TransferEstimate e = m.estimate(k, n, TransferModel.Endpoints.gpu(gpu), TransferModel.Setting.MEASURED);
@@ -254,7 +260,7 @@ public final class ReplayReport {
         Units.time(save * 1e-9), 100 * save / Math.max(1, r.makespanNs())));
     ReplayProgram.Provenance prov = p.provenance();
     if (prov.pinnedBytes() > 0 && prov.pinNs() > 0 && save > 0) {
-      // seeds 000 sec. VIII, lesson 1: pinning pays once its cost is amortized over the copies
+      // Abdelhafez et al. 2019, sec. VIII, lesson 1: pinning pays once its cost is amortized over the copies
       double perByte = (double) prov.pinNs() / prov.pinnedBytes();
       copies.sort(java.util.Comparator.comparingLong(ReplayProgram.Op::bytes));
       ReplayProgram.Op median = copies.get(copies.size() / 2);
@@ -264,12 +270,13 @@ public final class ReplayReport {
               .seconds()) * 1e9;
       double copiesToPay = perByte * median.bytes() / Math.max(saveOne, 1e-9);
       a.append(String.format(Locale.ROOT, " Pinning cost %s per MiB in this trace%s: a %s buffer (the median copy) pays"
-          + " for its pinning after about %.1f copies of it (seeds 000 sec. VIII, lesson 1).",
+          + " for its pinning after about %.1f copies of it (Abdelhafez et al. 2019, sec. VIII, lesson 1).",
           Units.time(perByte * (1 << 20) * 1e-9), prov.simulated() ? " (on the simulated device: not a real figure)"
               : "", Units.size(median.bytes()), copiesToPay));
     } else {
       a.append(" The trace pins no memory, so the cost of pinning here is unknown: pinning pays once the copies of a"
-          + " buffer have saved more than its cudaHostAlloc or cudaHostRegister costs (seeds 000 sec. VIII, lesson 1).");
+          + " buffer have saved more than its cudaHostAlloc or cudaHostRegister costs"
+          + " (Abdelhafez et al. 2019, sec. VIII, lesson 1).");
     }
     out.add(a.toString());
   }

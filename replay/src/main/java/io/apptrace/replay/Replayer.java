@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * Replays a program on a node: a discrete-event simulation, single-threaded and deterministic,
- * with CUDA's stream, event, synchronization and copy-engine rules (MODEL.md sec. 3;
+ * with CUDA's stream, event, synchronization and copy-engine rules (docs/REPLAY.md;
  * docs/REPLAY.md says each rule and choice).
  *
  * <p>Host threads run their calls in order, keeping the measured host time between calls (divided
@@ -80,7 +80,7 @@ public final class Replayer {
   /** A blocking call's own overhead, at most: the rest of its measured time was waiting. */
   static final long BLOCKING_OVERHEAD_NS = 5_000;
   /**
-   * A synchronous copy from pageable memory returns once its source may be reused (002 sec.
+   * A synchronous copy from pageable memory returns once its source may be reused (Pearson 2018, sec.
    * 2.4.1): when the last staging chunk, at most this many bytes, has been copied to the driver's
    * pinned buffer, before its DMA.
    */

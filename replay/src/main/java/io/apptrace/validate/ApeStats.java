@@ -3,7 +3,7 @@ package io.apptrace.validate;
 import java.util.Arrays;
 
 /**
- * Absolute percentage errors of projected against actual times: their WMAPE (MODEL.md sec. 5,
+ * Absolute percentage errors of projected against actual times: their WMAPE (docs/COST-MODEL.md,
  * {@code 100 * sum |A - P| / sum A}) and their median (MdAPE), which needs every error kept.
  */
 public final class ApeStats {

@@ -1,7 +1,7 @@
 package io.apptrace.validate;
 
 /**
- * Accumulates actual times A_i and projected times P_i (MODEL.md sec. 5): {@code WMAPE = 100 *
+ * Accumulates actual times A_i and projected times P_i (docs/COST-MODEL.md): {@code WMAPE = 100 *
  * sum |A_i - P_i| / sum A_i}, and the plain mean absolute percentage error beside it.
  */
 public final class ErrorStats {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Measured kernel times in the layout of realdata's {@code neusight-kernels/kernels.csv.gz}
+ * Measured kernel times in the layout of NeuSight's kernel data ({@code neusight-kernels/kernels.csv.gz}, docs/REFERENCES.md)
  * (docs/CLI.md, "validate kernels"): a header naming {@code op}, {@code shape}, {@code gpu} and
  * {@code time_us} in any order, and optionally {@code flops} (or {@code flops_derived}), {@code
  * bytes_min} (or {@code bytes}), {@code kernel_name}, {@code grid} and {@code block}; one row per

@@ -13,8 +13,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Measured cudaMemcpy times in the format of Pearson's thesis data
- * ({@code realdata/pearson-ms-thesis/memcpy_summary.csv}; columns machine, benchmark, src_mem,
+ * Measured cudaMemcpy times in the format of Pearson's thesis data (github.com/cwpearson/ms-thesis,
+ * flattened into one CSV, {@code memcpy_summary.csv}: docs/REFERENCES.md; columns machine, benchmark, src_mem,
  * dst_mem, peer, numa, src_numa, dst_numa, gpu, src_gpu, dst_gpu, bytes, ..., median_ns, ...):
  * one row a measured size of one benchmark, by machine, NUMA node and GPUs. {@code apptrace
  * calibrate} writes the same format, with three benchmarks of its own: device-to-device copies and
@@ -75,8 +75,8 @@ public final class MemcpyData {
       }
       for (String need : REQUIRED) {
         if (!col.containsKey(need)) {
-          throw new DataException(csv + ":1: no column '" + need + "'; this is not a memcpy_summary.csv"
-              + " (see realdata/SOURCES.md)");
+          throw new DataException(csv + ":1: no column '" + need + "'; this is not a CSV in the layout of"
+              + " Pearson's thesis data (docs/CLI.md, validate transfers, lists its columns)");
         }
       }
       String line;

@@ -15,8 +15,9 @@ import java.util.Optional;
 
 /**
  * The fixed overhead L+o of each transfer kind as a reference node measured it, for projecting
- * another node the way seeds 000 sec. IV-C does: L+o is the measured time of a 1-byte transfer
- * (MODEL.md sec. 2, LogGP form; 000 eq. 9 and 10), taken on the old node, and every other parameter
+ * another node the way Abdelhafez et al. 2019, sec. IV-C does: L+o is the measured time of a 1-byte transfer
+ * (docs/COST-MODEL.md, LogGP form; Abdelhafez et al. 2019, eq. 9 and 10), taken on the old node, and every other
+ * parameter
  * (links, bandwidths, routes) comes from the new node's datasheet.
  *
  * <p>Per kind, L+o is the median measured time of the kind's copies of the smallest size the
@@ -24,7 +25,7 @@ import java.util.Optional;
  * reported), on routes local to the GPU when the data has any (a remote route adds a bus hop). The
  * median of an even count is the mean of the two middle values.
  *
- * <p>A kind the reference data lacks keeps the target's own L+o (its node file's, MODEL.md sec. 2),
+ * <p>A kind the reference data lacks keeps the target's own L+o (its node file's, docs/COST-MODEL.md),
  * and {@link Applied#fallback()} names it when the program or data being projected uses it. (A
  * target that has no L+o for it either gets the cost model's usual fallback, the same direction's
  * pinned L+o, which is then the reference's.)

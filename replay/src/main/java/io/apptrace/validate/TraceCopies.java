@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * measurements: every copy with a measured GPU time is one data point, with its size, transfer
  * kind (from its direction and the memory kinds at its ends, as the replay prices it), its GPUs and
  * its host memory's NUMA node when the trace knows it (else the GPU's local one). Its time is the
- * GPU time {@code end - start} (seeds 000 sec. VI-C: model error is computed from GPU time).
+ * GPU time {@code end - start} (Abdelhafez et al. 2019, sec. VI-C: model error is computed from GPU time).
  */
 public final class TraceCopies {
   /** What a trace copy's {@code benchmark} field says: it is one copy, not a benchmark's median. */

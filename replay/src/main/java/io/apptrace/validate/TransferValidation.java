@@ -14,7 +14,7 @@ import java.util.TreeMap;
 /**
  * The transfer model against measured copy times: WMAPE and MAPE per transfer kind, per local or
  * remote route, and overall, with the same figures for the Peak BW and back-of-envelope baselines
- * (MODEL.md sec. 5).
+ * (docs/COST-MODEL.md).
  */
 public final class TransferValidation {
   /** The error figures of the model and of its two baselines. */

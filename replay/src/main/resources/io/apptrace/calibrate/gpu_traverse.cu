@@ -1,4 +1,4 @@
-// The linked-list traversal of seeds 002 Listing 5.3 (Algorithm 5.6): each step reads the index of
+// The linked-list traversal of Pearson 2018, Listing 5.3 (Algorithm 5.6): each step reads the index of
 // the next element, so each step that lands on a page not resident on this GPU takes a page fault.
 // gpu_traverse.ptx beside this file is `nvcc -ptx -arch=compute_75 gpu_traverse.cu` (CUDA 13.0);
 // apptrace calibrate loads it with cudaLibraryLoadData, so no kernel needs to be linked in.

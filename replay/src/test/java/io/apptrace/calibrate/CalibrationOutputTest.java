@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The node file and CSV of a calibration, from a synthetic result whose every copy follows
- * {@code T(n) = L + o + n G} exactly (MODEL.md sec. 2): they read back with the node loader and the
+ * {@code T(n) = L + o + n G} exactly (docs/COST-MODEL.md): they read back with the node loader and the
  * CSV reader of {@code apptrace validate transfers}, with the parameters put in.
  */
 class CalibrationOutputTest {

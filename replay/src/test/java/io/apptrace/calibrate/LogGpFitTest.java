@@ -8,9 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The LogGP fits of {@link LogGpFit} on exact synthetic curves (seeds 001 sec. V-A, MODEL.md sec. 2). */
+/**
+ * The LogGP fits of {@link LogGpFit} on exact synthetic curves (van Werkhoven et al. 2014, sec. V-A,
+ * docs/COST-MODEL.md).
+ */
 class LogGpFitTest {
-  /** 001 Table I, host to device (PCIe 3.0, GTX Titan): L+o 0.009420 ms, G 8.318392e-8 ms/B, g 0.002503 ms. */
+  /**
+   * van Werkhoven et al. 2014, Table I, host to device (PCIe 3.0, GTX Titan): L+o 0.009420 ms, G 8.318392e-8
+   * ms/B, g 0.002503 ms.
+   */
   private static final double LATENCY = 0.009420e-3;
   private static final double G = 8.318392e-8 * 1e-3;
   private static final double GAP = 0.002503e-3;
@@ -20,7 +26,7 @@ class LogGpFitTest {
     List<LogGpFit.Point> points = new ArrayList<>();
     points.add(new LogGpFit.Point(1, latency + g));
     for (long k = 256; k <= 1L << 30; k *= 2) {
-      points.add(new LogGpFit.Point(k, latency + k * g)); // MODEL.md sec. 2: T(n) = (L + o) + n G
+      points.add(new LogGpFit.Point(k, latency + k * g)); // docs/COST-MODEL.md: T(n) = (L + o) + n G
     }
     return points;
   }
@@ -28,10 +34,11 @@ class LogGpFitTest {
   @Test
   void anExactLogGpCurveGivesBackItsParameters() {
     LogGpFit.Fit fit = LogGpFit.fit(exactCurve(LATENCY, G));
-    // L + o is the 1-byte time, which holds one byte's G (000 sec. IV-C measures it so)
+    // L + o is the 1-byte time, which holds one byte's G (Abdelhafez et al. 2019, sec. IV-C measures it so)
     assertThat(fit.latencySeconds()).isCloseTo(LATENCY + G, within(1e-18));
     assertThat(fit.latencyBytes()).isEqualTo(1);
-    // 001 sec. V-A: G = (sum t - n (L + o)) / sum k over the sizes above 1 MiB (2 MiB .. 1 GiB: 10 sizes);
+    // van Werkhoven et al. 2014, sec. V-A: G = (sum t - n (L + o)) / sum k over the sizes above 1 MiB (2 MiB .. 1
+    // GiB: 10 sizes);
     // the 1-byte time holds G once, so G comes back low by exactly n G / sum k (5e-9 of it)
     assertThat(fit.fittedSizes()).isEqualTo(10);
     double sumK = (1L << 31) - (1L << 21);
@@ -41,7 +48,7 @@ class LogGpFitTest {
 
   @Test
   void gIsTheWeightedLeastSquaresFitOf001SecVA() {
-    // 001 sec. V-A on three copies by hand: t = 2 us + k / 10 GB/s, plus noise that sums to zero
+    // van Werkhoven et al. 2014, sec. V-A on three copies by hand: t = 2 us + k / 10 GB/s, plus noise that sums to zero
     double lo = 2e-6;
     List<LogGpFit.Point> p = List.of(new LogGpFit.Point(1, lo), new LogGpFit.Point(2 << 20, lo + (2 << 20) / 10e9 + 1e-6),
         new LogGpFit.Point(4 << 20, lo + (4 << 20) / 10e9 - 1e-6), new LogGpFit.Point(8 << 20, lo + (8 << 20) / 10e9));
@@ -70,7 +77,8 @@ class LogGpFitTest {
 
   @Test
   void theGapIsTheSlopeOverChunksLessTheChunksBytes() {
-    // MODEL.md sec. 2, 001 sec. V: m chunks of c bytes back to back take L + o + m c G + (m - 1) g
+    // docs/COST-MODEL.md; van Werkhoven et al. 2014, sec. V: m chunks of c bytes back to back take L + o + m c G +
+    // (m - 1) g
     long c = 64 << 10;
     int[] m = {1, 2, 4, 8, 16};
     double[] t = new double[m.length];

@@ -41,7 +41,7 @@ class PearsonFitTest {
   }
 
   /**
-   * L+o (MODEL.md sec. 2: the time of the smallest copy; this data starts at 256 B) equals the node
+   * L+o (docs/COST-MODEL.md: the time of the smallest copy; this data starts at 256 B) equals the node
    * file's measured latency of every kind, which the file rounds to 1 ns ("10.913 us").
    */
   @ParameterizedTest
@@ -60,7 +60,8 @@ class PearsonFitTest {
   }
 
   /**
-   * 1/G (001 sec. V-A over the sizes above 1 MiB) of the pinned and write-combined copies lies on
+   * 1/G (van Werkhoven et al. 2014, sec. V-A over the sizes above 1 MiB) of the pinned and write-combined copies
+   * lies on
    * the node file's curve where it is flat: between the least and the greatest of the curve's
    * bandwidths at 1 GiB to 8 GiB, the sizes that carry 15/16 of G's weight (sum of k), widened by
    * 0.05% for the file's four significant digits. The fits (GB/s): DGX-1 11.05, 12.43, 11.05,
@@ -94,7 +95,8 @@ class PearsonFitTest {
    * and more carry three quarters of G's weight (sum of k) and lie within 0.01% of it; those from 2
    * MiB to 512 MiB carry the rest and lie within 0.3% of it, apart from the few MiB ones (up to 3%
    * off, 0.3% of the weight): together less than 0.1%. The peer bandwidth also matches the spot
-   * values of realdata/SOURCES.md sec. 1 (GPU 0 to GPU 1 at 1 GiB: 35.5 GB/s on the S822LC, 18.5 on
+   * values of Pearson's thesis data (github.com/cwpearson/ms-thesis) (GPU 0 to GPU 1 at 1 GiB: 35.5 GB/s on the
+   * S822LC, 18.5 on
    * the DGX-1; three digits, so within 0.15 GB/s).
    */
   @ParameterizedTest

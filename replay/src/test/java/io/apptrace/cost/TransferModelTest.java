@@ -12,7 +12,7 @@ import io.apptrace.node.TransferKind;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each equation of MODEL.md sec. 2 against values computed by hand (the arithmetic is in the
+ * Each equation of docs/COST-MODEL.md against values computed by hand (the arithmetic is in the
  * comments), on the test node of {@link TestNodes#GOOD}: two sockets (60 GB/s and 76.8 GB/s
  * memory), QPI between them at 19.2 GB/s with efficiency 0.6, two GPUs behind a PCIe 3.0 x16
  * switch (gpu1's link with 20-byte packet overheads) and joined by one NVLink 1.0 lane; measured
@@ -33,26 +33,26 @@ class TransferModelTest {
 
   @Test
   void pcieLinkBandwidthAppliesTheEncodingOnce() {
-    // MODEL.md sec. 2: Link_BW = lanes * rate * eta / 8
+    // docs/COST-MODEL.md: Link_BW = lanes * rate * eta / 8
     assertThat(PcieGeneration.of(2).linkBandwidth(16)).isEqualTo(8e9); // 16 * 5e9 * 0.8 / 8
     assertThat(PcieGeneration.of(3).linkBandwidth(16)).isCloseTo(15.753846153846e9, offset(1e3));
-    assertThat(PcieGeneration.of(1).linkBandwidth(1)).isEqualTo(0.25e9); // 000 Table II: 0.25 GB/s a lane
+    assertThat(PcieGeneration.of(1).linkBandwidth(1)).isEqualTo(0.25e9); // Abdelhafez et al. 2019, Table II: 0.25 GB/s a lane
   }
 
   @Test
   void packetOverheadsOfEquations4To7() throws Exception {
     Node n = TestNodes.good();
     Node.Link pcie = n.links().get(0); // defaults: MRd_O = CplD_O = MWr_O = 12, MRRS 512, RCB 64, MPS 256
-    // 000 eq. 4: 12 + 512 + ceil(1048576 / 64) * 12 + 1048576 = 524 + 196608 + 1048576
+    // Abdelhafez et al. 2019, eq. 4: 12 + 512 + ceil(1048576 / 64) * 12 + 1048576 = 524 + 196608 + 1048576
     assertThat(LinkCost.nHat(pcie, MIB, LinkCost.Access.READ)).isEqualTo(1245708);
-    // 000 eq. 5: ceil(1048576 / 256) * 12 + 1048576 = 49152 + 1048576
+    // Abdelhafez et al. 2019, eq. 5: ceil(1048576 / 256) * 12 + 1048576 = 49152 + 1048576
     assertThat(LinkCost.nHat(pcie, MIB, LinkCost.Access.WRITE)).isEqualTo(1097728);
     Node.Link nvlink = n.links().get(3);
-    // 000 eq. 6: 16 + ceil(1000 / 256) * 16 + 1000 = 16 + 64 + 1000
+    // Abdelhafez et al. 2019, eq. 6: 16 + ceil(1000 / 256) * 16 + 1000 = 16 + 64 + 1000
     assertThat(LinkCost.nHat(nvlink, 1000, LinkCost.Access.READ)).isEqualTo(1080);
-    // 000 eq. 7: ceil(1000 / 256) * 16 + 1000
+    // Abdelhafez et al. 2019, eq. 7: ceil(1000 / 256) * 16 + 1000
     assertThat(LinkCost.nHat(nvlink, 1000, LinkCost.Access.WRITE)).isEqualTo(1064);
-    // 000 eq. 2: BW_eff = n * Link_BW / n_hat
+    // Abdelhafez et al. 2019, eq. 2: BW_eff = n * Link_BW / n_hat
     assertThat(LinkCost.effectiveBandwidth(pcie, MIB, LinkCost.Access.READ, true))
         .isCloseTo(MIB * GEN3_X16 / 1245708, offset(1.0));
     Node.Link qpi = n.links().get(4);
@@ -62,12 +62,12 @@ class TransferModelTest {
   @Test
   void pinnedHostToDeviceIsEquation10OverTheRoute() throws Exception {
     TransferEstimate e = datasheet(TransferKind.PINNED_H2D, (long) MIB, new TransferModel.Endpoints(0, 0, 0));
-    // 000 eq. 10: T = L+o + n / BW_eff = 10 us + 1245708 / 15.7538e9 s = 89.07326 us
+    // Abdelhafez et al. 2019, eq. 10: T = L+o + n / BW_eff = 10 us + 1245708 / 15.7538e9 s = 89.07326 us
     assertThat(e.seconds()).isCloseTo(8.907326171875e-05, offset(1e-12));
     assertThat(e.route()).isEqualTo("cpu0 -> plx0 -> gpu0");
     assertThat(e.remote()).isFalse();
     assertThat(e.latency().source()).isEqualTo("measured on test (pinned_h2d)");
-    // MODEL.md sec. 5: Peak BW = L+o + n / Link_BW = 10 us + 66.56 us; back-of-envelope = 66.56 us
+    // docs/COST-MODEL.md: Peak BW = L+o + n / Link_BW = 10 us + 66.56 us; back-of-envelope = 66.56 us
     assertThat(e.peakBwSeconds()).isCloseTo(7.656e-05, offset(1e-12));
     assertThat(e.backOfEnvelopeSeconds()).isCloseTo(6.656e-05, offset(1e-12));
   }
@@ -75,7 +75,8 @@ class TransferModelTest {
   @Test
   void deviceToHostWritesAndTheLinkWithTheMostOverheadBoundsIt() throws Exception {
     TransferEstimate e = datasheet(TransferKind.PINNED_D2H, (long) MIB, new TransferModel.Endpoints(0, 1, 1));
-    // 000 eq. 5 on plx0-gpu1 (MWr_O = 20): 4096 * 20 + 1048576 = 1130496; 11 us + 1130496 / 15.7538e9
+    // Abdelhafez et al. 2019, eq. 5 on plx0-gpu1 (MWr_O = 20): 4096 * 20 + 1048576 = 1130496; 11 us + 1130496 /
+    // 15.7538e9
     assertThat(e.seconds()).isCloseTo(8.276e-05, offset(1e-12));
     assertThat(e.bottleneck()).startsWith("plx0-gpu1 (pcie gen3 x16");
   }
@@ -83,7 +84,8 @@ class TransferModelTest {
   @Test
   void pageableIsEquation9StagedThroughHostMemory() throws Exception {
     TransferEstimate e = datasheet(TransferKind.PAGEABLE_H2D, (long) MIB, new TransferModel.Endpoints(0, 0, 0));
-    // 000 eq. 9: 10 us (pinned_h2d's L+o: no pageable one measured) + 2 * 1048576 / 60e9 + 1245708 / 15.7538e9
+    // Abdelhafez et al. 2019, eq. 9: 10 us (pinned_h2d's L+o: no pageable one measured) + 2 * 1048576 / 60e9 +
+    // 1245708 / 15.7538e9
     assertThat(e.seconds()).isCloseTo(1.2402579505208335e-04, offset(1e-12));
     assertThat(e.latency().source()).isEqualTo("measured on test (pinned_h2d, for pageable_h2d)");
   }
@@ -101,7 +103,8 @@ class TransferModelTest {
   @Test
   void peerCopiesTakeTheDirectNvlink() throws Exception {
     TransferEstimate e = datasheet(TransferKind.PEER, (long) MIB, new TransferModel.Endpoints(-1, 0, 1));
-    // 000 eq. 7 over one NVLink 1.0 lane (20 GB/s): 11 us + (4096 * 16 + 1048576) / 20e9 = 66.7056 us
+    // Abdelhafez et al. 2019, eq. 7 over one NVLink 1.0 lane (20 GB/s): 11 us + (4096 * 16 + 1048576) / 20e9 =
+    // 66.7056 us
     assertThat(e.seconds()).isCloseTo(6.67056e-05, offset(1e-12));
     assertThat(e.route()).isEqualTo("gpu0 -> gpu1");
   }
@@ -112,7 +115,8 @@ class TransferModelTest {
         "peer_access: none"), "t.yaml");
     TransferEstimate e = new TransferModel(n).estimate(TransferKind.PEER, (long) MIB,
         new TransferModel.Endpoints(-1, 0, 1), TransferModel.Setting.DATASHEET);
-    // down gpu0 -> cpu0 (000 eq. 5: 1097728 bytes on the wire), up cpu0 -> gpu1 (000 eq. 4 with gpu1's
+    // down gpu0 -> cpu0 (Abdelhafez et al. 2019, eq. 5: 1097728 bytes on the wire), up cpu0 -> gpu1 (Abdelhafez et
+    // al. 2019, eq. 4 with gpu1's
     // 20-byte overheads: 20 + 512 + 16384 * 20 + 1048576 = 1376788), pipelined: the slower half sets the
     // pace. L+o = 11 us + 10 us; 21 us + 1376788 / 15.7538e9 s = 108.394 us
     assertThat(e.seconds()).isCloseTo(21e-6 + 1376788 / GEN3_X16, offset(1e-12));
@@ -124,7 +128,8 @@ class TransferModelTest {
   @Test
   void deviceToDeviceRunsAtTheGpuMemoryBandwidth() throws Exception {
     TransferEstimate e = datasheet(TransferKind.D2D, (long) MIB, TransferModel.Endpoints.gpu(0));
-    // 000 sec. IV-C: (L+o) + n / GPU_memory_BW = 11 us (pinned_d2h's, none for d2d) + 1048576 / 732e9
+    // Abdelhafez et al. 2019, sec. IV-C: (L+o) + n / GPU_memory_BW = 11 us (pinned_d2h's, none for d2d) + 1048576 /
+    // 732e9
     assertThat(e.seconds()).isCloseTo(1.243248087431694e-05, offset(1e-12));
   }
 
@@ -180,22 +185,24 @@ class TransferModelTest {
         "  gap: {h2d: \"2.5 us\"}\n  page_fault: {cpu_to_gpu: \"24.1 us\"}\n"), "t.yaml");
     TransferEstimate e = new TransferModel(n).pageFaultMigration(TransferKind.Way.H2D, 1 << 20,
         new TransferModel.Endpoints(0, 0, 0));
-    // 002 Table 5.5: 1 MiB / 64 KiB = 16 faults of 24.1 us, plus 1 MiB over the route at its 64 KiB
-    // effective bandwidth (000 eq. 4 for 65536 B: 12 + 512 + 1024 * 12 + 65536 = 78348 bytes on the wire)
+    // Pearson 2018, Table 5.5: 1 MiB / 64 KiB = 16 faults of 24.1 us, plus 1 MiB over the route at its 64 KiB
+    // effective bandwidth (Abdelhafez et al. 2019, eq. 4 for 65536 B: 12 + 512 + 1024 * 12 + 65536 = 78348 bytes on
+    // the wire)
     double wire = MIB / (65536 * GEN3_X16 / 78348);
     assertThat(e.seconds()).isCloseTo(16 * 24.1e-6 + wire, offset(1e-12));
   }
 
   @Test
   void table1ParametersReproduceTheLogGpTimes() {
-    // 001 Table I (PCIe 3.0, GTX Titan): L+o = 0.009420 ms, G_hd = 8.318392e-8 ms/B, g_hd = 0.002503 ms
+    // van Werkhoven et al. 2014, Table I (PCIe 3.0, GTX Titan): L+o = 0.009420 ms, G_hd = 8.318392e-8 ms/B, g_hd =
+    // 0.002503 ms
     LogGp hd = new LogGp(0.009420e-3, 8.318392e-8 * 1e-3, 0.002503e-3);
     LogGp dh = new LogGp(0.009023e-3, 7.924734e-8 * 1e-3, 0.002674e-3);
     // 16 MB, one stream: 0.009420 + 16777216 * 8.318392e-8 = 1.405014594 ms
     assertThat(hd.seconds(16777216)).isCloseTo(1.40501459356672e-3, offset(1e-15));
     // device to host: 0.009023 + 16777216 * 7.924734e-8 = 1.338572741 ms
     assertThat(dh.seconds(16777216)).isCloseTo(1.33857274060544e-3, offset(1e-15));
-    // 001 sec. V, four streams: L+o + k*G + g*(nStreams - 1) = 1.405014594 + 3 * 0.002503 ms
+    // van Werkhoven et al. 2014, sec. V, four streams: L+o + k*G + g*(nStreams - 1) = 1.405014594 + 3 * 0.002503 ms
     assertThat(hd.seconds(16777216, 4)).isCloseTo(1.41252359356672e-3, offset(1e-15));
   }
 }

@@ -68,7 +68,7 @@ class BundledNodesTest {
           }
         }
       }
-      // every node has a measured L+o, its own or another's (MODEL.md sec. 2, last paragraph)
+      // every node has a measured L+o, its own or another's (docs/COST-MODEL.md, 'A node never measured')
       assertThat(m.latency(TransferKind.PINNED_H2D).measured()).as(n.name() + " L+o").isTrue();
       checked.add(n.name());
     }
@@ -77,7 +77,7 @@ class BundledNodesTest {
 
   @Test
   void peerAccessFollowsTable25() throws Exception {
-    // 002 Table 2.5: DGX-1 peer access under a shared PCIe switch or over NVLink, not otherwise
+    // Pearson 2018, Table 2.5: DGX-1 peer access under a shared PCIe switch or over NVLink, not otherwise
     Topology dgx1 = Topology.of(NodeLoader.bundled("dgx1").orElseThrow());
     assertThat(dgx1.peerAccess("gpu0", "gpu1")).isTrue();
     int peers = 0;
@@ -97,24 +97,24 @@ class BundledNodesTest {
 
   @Test
   void theSeedsNodesHaveTheirLinks() throws Exception {
-    // MODEL.md sec. 7: AC922 triads of 3 bonded NVLink 2.0 lanes (75 GB/s each way)
+    // Pearson 2018, sec. 2.9.3: AC922 triads of 3 bonded NVLink 2.0 lanes (75 GB/s each way)
     Topology ac922 = Topology.of(NodeLoader.bundled("ac922").orElseThrow());
     Topology.Route r = ac922.hostRoute(ac922.localNuma("gpu0"), "gpu0").orElseThrow();
     assertThat(r.links()).singleElement().satisfies(l -> {
       assertThat(l.type()).isEqualTo(LinkType.NVLINK);
       assertThat(l.bandwidth()).isEqualTo(75e9);
     });
-    // Titan: PCIe gen 2 x16, 8 GB/s (000 sec. VI-B)
+    // Titan: PCIe gen 2 x16, 8 GB/s (Abdelhafez et al. 2019, sec. VI-B)
     Topology titan = Topology.of(NodeLoader.bundled("titan").orElseThrow());
     Node.Link l = titan.hostRoute(titan.localNuma("gpu0"), "gpu0").orElseThrow().bottleneck();
     assertThat(l.type()).isEqualTo(LinkType.PCIE);
     assertThat(l.bandwidth()).isEqualTo(8e9);
-    // DGX-1: CPU to GPU over PCIe 3.0 x16 through a switch (002 sec. 2.9.1)
+    // DGX-1: CPU to GPU over PCIe 3.0 x16 through a switch (Pearson 2018, sec. 2.9.1)
     Topology dgx1 = Topology.of(NodeLoader.bundled("dgx1").orElseThrow());
     Topology.Route d = dgx1.hostRoute(0, "gpu0").orElseThrow();
     assertThat(d.vertices()).hasSize(3);
     assertThat(d.links()).allSatisfy(x -> assertThat(x.type()).isEqualTo(LinkType.PCIE));
-    // The DAS-4 GPUs of 001 Table III: copy engines and implicit synchronization
+    // The DAS-4 GPUs of van Werkhoven et al. 2014, Table III: copy engines and implicit synchronization
     assertThat(NodeLoader.bundled("gtx680").orElseThrow().gpus().get(0)).satisfies(g -> {
       assertThat(g.copyEngines()).isEqualTo(1);
       assertThat(g.implicitSync()).isTrue();

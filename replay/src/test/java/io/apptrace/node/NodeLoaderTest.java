@@ -17,7 +17,7 @@ class NodeLoaderTest {
     Node n = TestNodes.good();
     assertThat(n.name()).isEqualTo("test");
     assertThat(n.cpus()).hasSize(2);
-    // memory_bus: Memory_BW = bus_width * frequency * transfers_per_cycle (000 sec. IV-C)
+    // memory_bus: Memory_BW = bus_width * frequency * transfers_per_cycle (Abdelhafez et al. 2019, sec. IV-C)
     assertThat(n.cpus().get(1).memoryBandwidth()).isEqualTo(256 / 8 * 1200e6 * 2);
     assertThat(n.gpus().get(1).index()).isEqualTo(1);
     assertThat(n.gpus().get(0).peakFlops()).containsEntry("fp64", 5.3e12);
@@ -29,7 +29,7 @@ class NodeLoaderTest {
       assertThat(p.mrdOverhead()).isEqualTo(12);
     });
     assertThat(n.links().get(2).pcie().orElseThrow().cpldOverhead()).isEqualTo(20);
-    assertThat(n.links().get(3).bandwidth()).isEqualTo(20e9); // NVLink 1.0, one lane (002 Table 2.1)
+    assertThat(n.links().get(3).bandwidth()).isEqualTo(20e9); // NVLink 1.0, one lane (Pearson 2018, Table 2.1)
     assertThat(n.links().get(4).efficiency()).isEqualTo(0.6);
     Node two = NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("efficiency: 0.6", "efficiency: [0.8, 0.5]"), "t.yaml");
     assertThat(two.links().get(4).efficiency(true)).isEqualTo(0.8); // cpu0 -> cpu1

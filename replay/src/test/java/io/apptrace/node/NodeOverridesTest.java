@@ -51,7 +51,7 @@ class NodeOverridesTest {
 
   @Test
   void aLinkIsNamedByItsEndsAndItsBandwidthFollowsItsLanes() throws Exception {
-    // NVLink 2.0: 25 GB/s a lane per direction (002 Table 2.1); the file gives 3 lanes
+    // NVLink 2.0: 25 GB/s a lane per direction (Pearson 2018, Table 2.1); the file gives 3 lanes
     Node nv = node("ac922", "links.cpu0-gpu0.lanes=8");
     Node.Link l = nv.links().stream().filter(x -> x.id().equals("cpu0-gpu0")).findFirst().orElseThrow();
     assertThat(l.bandwidth()).isEqualTo(8 * 25e9);

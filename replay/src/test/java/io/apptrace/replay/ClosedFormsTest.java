@@ -11,19 +11,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The canonical pattern of MODEL.md sec. 3 (for each of nS streams a host-to-device chunk, a
- * kernel on it, a device-to-host chunk) replayed with seeds 001 Table I's parameters, against the
- * closed forms of 001 Fig. 7.
+ * The canonical pattern of docs/REPLAY.md (for each of nS streams a host-to-device chunk, a
+ * kernel on it, a device-to-host chunk) replayed with van Werkhoven et al. 2014, Table I's parameters, against the
+ * closed forms of van Werkhoven et al. 2014, Fig. 7.
  *
  * <p>The test node: one GPU behind a link whose host-to-device and device-to-host bandwidths are
  * 1 / G_hd and 1 / G_dh exactly (an SMP-type link carries n bytes for n, and its two directions'
  * efficiencies set G_hd and G_dh), with the measured L+o and g of Table I. The operations are
  * issued breadth-first (every host-to-device chunk, then every kernel, then every device-to-host
- * chunk), as 001 issues them. Where an equation has one "L+o", the host-to-device value stands for
+ * chunk), as van Werkhoven et al. 2014 issue them. Where an equation has one "L+o", the host-to-device value stands for
  * the first transfer of a direction and the device-to-host one for the other.
  */
 class ClosedFormsTest {
-  // 001 Table I, converted to seconds
+  // van Werkhoven et al. 2014, Table I, converted to seconds
   static final double L_HD = 0.009420e-3;
   static final double L_DH = 0.009023e-3;
   static final double G_HD = 8.318392e-8 * 1e-3;
@@ -37,7 +37,7 @@ class ClosedFormsTest {
   static Node node(int copyEngines, boolean implicitSync) throws Exception {
     return NodeLoader.parse("table1.yaml", """
         name: table1
-        description: seeds 001 Table I parameters (PCIe 3.0, GTX Titan) on a device of category %s
+        description: van Werkhoven et al. 2014, Table I parameters (PCIe 3.0, GTX Titan) on a device of category %s
         cpus: [{id: cpu0, model: host, cores: 8, numa_node: 0, memory_bandwidth: "50 GB/s"}]
         gpus:
           - {id: gpu0, model: test GPU, memory: "6 GiB", memory_bandwidth: "288 GB/s", copy_engines: %d,
@@ -82,7 +82,8 @@ class ClosedFormsTest {
     Node a = node(1, true);
     for (int nS = 1; nS <= 64; nS++) {
       double tE = KERNEL_DOMINANT_T_E;
-      // 001 Fig. 7 eq. (1), kernel dominant: L+o + B_hd/nS*G_hd + t_E + L+o + B_dh*G_dh + g*(nS-1)
+      // van Werkhoven et al. 2014, Fig. 7 eq. (1), kernel dominant: L+o + B_hd/nS*G_hd + t_E + L+o + B_dh*G_dh +
+      // g*(nS-1)
       double eq1 = L_HD + B / (double) nS * G_HD + tE + L_DH + B * G_DH + GAP_DH * (nS - 1);
       // Within 10%, as the issue allows: implicit synchronization makes an operation wait until every
       // thread block of every earlier kernel has started; the replay waits for those kernels to end,

@@ -104,7 +104,7 @@ class TimelineFixturesTest {
 
   /**
    * cudaMemcpy from pageable memory returns once its source may be reused: the copy takes
-   * 10 + 2 * 10^6 / 20,000 + 10^6 / 10,000 = 210 us (000 eq. 9), moving its bytes at 10^6 / 200
+   * 10 + 2 * 10^6 / 20,000 + 10^6 / 10,000 = 210 us (Abdelhafez et al. 2019, eq. 9), moving its bytes at 10^6 / 200
    * = 5,000 bytes per us; the call returns when the last 64 KiB staging chunk is left, at
    * 10 + (10^6 - 65,536) / 5,000 = 196.8928 us, which the replay's integer-nanosecond clock
    * takes as 196,893 ns, and the next call starts then.

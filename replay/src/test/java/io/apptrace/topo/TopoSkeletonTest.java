@@ -92,7 +92,7 @@ class TopoSkeletonTest {
     assertThat(read.unknowns()).extracting(NodeSkeleton.Unknown::field).containsExactly("cpus[0].memory_bandwidth",
         "cpus[1].memory_bandwidth", "gpus[0].memory_bandwidth", "gpus[0].copy_engines", "gpus[1].memory_bandwidth",
         "gpus[1].copy_engines", "links[4].bandwidth", "measured.latency.pinned_h2d", "measured.latency.pinned_d2h");
-    assertThat(read.node().links().get(3).bandwidth()).isEqualTo(2 * 25e9); // 002 Table 2.1: NVLink 2.0 lanes
+    assertThat(read.node().links().get(3).bandwidth()).isEqualTo(2 * 25e9); // Pearson 2018, Table 2.1: NVLink 2.0 lanes
   }
 
   /** A replay refuses the skeleton at its first unknown value, with how to fill it in. */

@@ -13,8 +13,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reference setting of seeds 000 sec. IV-C: L+o of each kind is the reference node's measured
- * 1-byte time (MODEL.md sec. 2, LogGP form {@code T(n) = (L + o) + n * G}), everything else the
+ * The reference setting of Abdelhafez et al. 2019, sec. IV-C: L+o of each kind is the reference node's measured
+ * 1-byte time (docs/COST-MODEL.md, LogGP form {@code T(n) = (L + o) + n * G}), everything else the
  * target's datasheet. Reference node: the bundled {@code s822lc} (NUMA node 0 with GPUs 0 and 1,
  * NUMA node 1 with GPUs 2 and 3: NUMA node 1 and GPU 0 is a remote route).
  */
@@ -83,8 +83,8 @@ class ReferenceLatencyTest {
   }
 
   /**
-   * Only L+o changes: 000 eq. 10 {@code T = L+o + n / BW_eff} and eq. 9 {@code T = L+o + 2n /
-   * Memory_BW + n / BW_eff} keep the target's bandwidths; the Peak-BW baseline (MODEL.md sec. 5)
+   * Only L+o changes: Abdelhafez et al. 2019, eq. 10 {@code T = L+o + n / BW_eff} and eq. 9 {@code T = L+o + 2n /
+   * Memory_BW + n / BW_eff} keep the target's bandwidths; the Peak-BW baseline (docs/COST-MODEL.md)
    * counts the reference L+o too. A kind in use that the reference lacks keeps the target's own.
    */
   @Test
