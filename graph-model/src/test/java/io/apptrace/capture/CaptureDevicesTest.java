@@ -7,7 +7,10 @@ import io.apptrace.proto.Api;
 import io.apptrace.proto.DeviceInfo;
 import io.apptrace.proto.DeviceInfoSource;
 import io.apptrace.proto.Event;
+import io.apptrace.graph.Dvdg;
+import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.testing.TestPaths;
+import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.TraceRecord;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,6 +84,19 @@ class CaptureDevicesTest {
     assertThat(records.get(first).tid()).isEqualTo(records.get(firstCall).tid());
     assertThat(c.callCounts()).doesNotContainKeys("cudaGetDeviceCount", "cudaGetDeviceProperties",
         "cudaDeviceGetAttribute", "cudaPeekAtLastError").containsEntry("cudaGetLastError", 1L);
+
+    // the graph's program model: per process, per device
+    Dvdg g = DvdgBuilder.build(tmp.resolve("run/trace.apptrace"));
+    int pid = records.get(first).pid();
+    assertThat(g.sourceGpus()).containsOnlyKeys(pid);
+    assertThat(g.sourceGpus().get(pid)).containsOnlyKeys(0, 1);
+    SourceGpu v100 = g.sourceGpu(pid, 1).orElseThrow();
+    assertThat(v100.name()).isEqualTo("Tesla V100-SXM2-32GB");
+    assertThat(v100.computeCapability()).isEqualTo("7.0");
+    assertThat(v100.source()).isEqualTo(SourceGpu.Source.CUDA_RUNTIME);
+    // 877 MHz HBM2 on a 4096-bit bus: 898 GB/s, the V100's datasheet figure
+    assertThat(v100.memoryBandwidthBytesPerSec()).isEqualTo(898_048_000_000L);
+    assertThat(g.sourceGpu(pid, 2)).isEmpty();
   }
 
   /** On the simulated runtime, the program's results and last errors are those of an untraced run. */
