@@ -96,6 +96,12 @@ static void kernel_record(const CUpti_ActivityKernel10 *r, enc_gpu *o) {
     o->block_x = (uint32_t)r->blockX;
     o->block_y = (uint32_t)r->blockY;
     o->block_z = (uint32_t)r->blockZ;
+    o->registers_per_thread = r->registersPerThread;
+    o->shared_mem_known = true;
+    /* int32 in CUPTI's record; a negative size is no size */
+    o->static_shared_mem_bytes = r->staticSharedMemory > 0 ? (uint64_t)r->staticSharedMemory : 0;
+    o->dynamic_shared_mem_bytes = r->dynamicSharedMemory > 0 ? (uint64_t)r->dynamicSharedMemory : 0;
+    o->shared_mem_per_block_bytes = o->static_shared_mem_bytes + o->dynamic_shared_mem_bytes;
 }
 
 int cupti_convert(const CUpti_Activity *record, enc_gpu *out) {

@@ -350,6 +350,12 @@ void enc_gpu_body(pbw *out, const enc_gpu *m) {
     U(w, GpuActivity, block_z, m->block_z);
     U(w, GpuActivity, value, m->value);
     U(w, GpuActivity, flags, m->flags);
+    U(w, GpuActivity, registers_per_thread, m->registers_per_thread);
+    if (m->shared_mem_known) {
+        pbw_u64_present(w, PB_GpuActivity_static_shared_mem_bytes, m->static_shared_mem_bytes);
+        pbw_u64_present(w, PB_GpuActivity_dynamic_shared_mem_bytes, m->dynamic_shared_mem_bytes);
+        pbw_u64_present(w, PB_GpuActivity_shared_mem_per_block_bytes, m->shared_mem_per_block_bytes);
+    }
     pbw_end(w, b);
     DONE(out);
 }
@@ -393,6 +399,36 @@ void enc_note_body(pbw *out, const char *text, const char *severity) {
     uint8_t *b = pbw_begin(w, PB_Event_note);
     S(w, Note, text, text, ENC_MAX_NAME);
     S(w, Note, severity, severity, 32);
+    pbw_end(w, b);
+    DONE(out);
+}
+
+void enc_device_info_body(pbw *out, const enc_device_info *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_device_info);
+    Z(w, DeviceInfo, device, m->device);
+    U(w, DeviceInfo, source, m->source);
+    S(w, DeviceInfo, name, m->name, 256);
+    U(w, DeviceInfo, compute_major, m->compute_major);
+    U(w, DeviceInfo, compute_minor, m->compute_minor);
+    U(w, DeviceInfo, multiprocessor_count, m->multiprocessor_count);
+    U(w, DeviceInfo, clock_rate_khz, m->clock_rate_khz);
+    U(w, DeviceInfo, memory_clock_rate_khz, m->memory_clock_rate_khz);
+    U(w, DeviceInfo, memory_bus_width_bits, m->memory_bus_width_bits);
+    U(w, DeviceInfo, memory_bandwidth_bytes_per_sec, m->memory_bandwidth_bytes_per_sec);
+    U(w, DeviceInfo, total_memory_bytes, m->total_memory_bytes);
+    U(w, DeviceInfo, l2_cache_bytes, m->l2_cache_bytes);
+    U(w, DeviceInfo, max_threads_per_multiprocessor, m->max_threads_per_multiprocessor);
+    U(w, DeviceInfo, max_blocks_per_multiprocessor, m->max_blocks_per_multiprocessor);
+    U(w, DeviceInfo, registers_per_multiprocessor, m->registers_per_multiprocessor);
+    U(w, DeviceInfo, shared_mem_per_multiprocessor_bytes, m->shared_mem_per_multiprocessor_bytes);
+    U(w, DeviceInfo, max_threads_per_block, m->max_threads_per_block);
+    U(w, DeviceInfo, registers_per_block, m->registers_per_block);
+    U(w, DeviceInfo, shared_mem_per_block_bytes, m->shared_mem_per_block_bytes);
+    U(w, DeviceInfo, shared_mem_per_block_optin_bytes, m->shared_mem_per_block_optin_bytes);
+    U(w, DeviceInfo, warp_size, m->warp_size);
+    S(w, DeviceInfo, pci_bus_id, m->pci_bus_id, 64);
+    I(w, DeviceInfo, query_error, m->query_error);
     pbw_end(w, b);
     DONE(out);
 }

@@ -176,7 +176,27 @@ typedef struct {
     int32_t src_device, dst_device;
     uint32_t grid_x, grid_y, grid_z, block_x, block_y, block_z;
     uint32_t value, flags;
+    uint32_t registers_per_thread;
+    bool shared_mem_known; /* the three below are written only when known (0 bytes is a size) */
+    uint64_t static_shared_mem_bytes, dynamic_shared_mem_bytes, shared_mem_per_block_bytes;
 } enc_gpu;
+
+/* DeviceInfo: a device as the runtime describes it (0: not known). */
+typedef struct {
+    int32_t device;
+    int source; /* PB_DeviceInfoSource_* */
+    const char *name;
+    uint32_t compute_major, compute_minor, multiprocessor_count;
+    uint32_t clock_rate_khz, memory_clock_rate_khz, memory_bus_width_bits;
+    uint64_t memory_bandwidth_bytes_per_sec, total_memory_bytes, l2_cache_bytes;
+    uint32_t max_threads_per_multiprocessor, max_blocks_per_multiprocessor, registers_per_multiprocessor;
+    uint64_t shared_mem_per_multiprocessor_bytes;
+    uint32_t max_threads_per_block, registers_per_block;
+    uint64_t shared_mem_per_block_bytes, shared_mem_per_block_optin_bytes;
+    uint32_t warp_size;
+    const char *pci_bus_id;
+    int32_t query_error;
+} enc_device_info;
 
 typedef struct {
     uint64_t records, bytes;
@@ -235,6 +255,7 @@ void enc_clock_sync_body(pbw *w, uint64_t gpu_clock_ns, uint64_t monotonic_ns, c
 void enc_loss_body(pbw *w, const enc_loss *m);
 void enc_process_end_body(pbw *w, const enc_process_end *m);
 void enc_note_body(pbw *w, const char *text, const char *severity);
+void enc_device_info_body(pbw *w, const enc_device_info *m);
 
 /* The header of a Batch (pid, tid, seq); its events follow as repeated field 4. */
 void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq);

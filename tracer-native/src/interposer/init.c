@@ -348,6 +348,7 @@ static void after_fork_child(void) {
     if (atomic_load(&at_active)) {
         send_process_start();
         send_modules(true);
+        at_devices_after_fork_child();
         at_flush_all();
     }
     at_tls.depth--;

@@ -23,6 +23,8 @@ bool at_in_runtime(uint64_t address);
 bool at_is_other_process(void);
 /* Installs apptrace's handler for the fatal signals (signals.c). */
 void at_signals_install(void);
+/* In a child after fork: sends the parent's device records again (no CUDA call). */
+void at_devices_after_fork_child(void);
 /* Re-reads the modules map (after dlopen) and sends it. */
 void at_send_modules(void);
 

@@ -119,6 +119,11 @@ typedef struct {
 
 bool at_activate_slow(void);
 
+/* The devices (devices.c): false until they were asked about, at the program's first runtime
+ * call; at_devices_first_call asks (inside the recursion guard, before the call goes on). */
+extern _Atomic bool at_devices_asked;
+void at_devices_first_call(int api);
+
 /* Starts a traced call; false (and nothing to undo) when the call must not be recorded. */
 static inline bool at_enter_(at_call *c, int api, void *ra) {
     if (AT_UNLIKELY(!atomic_load_explicit(&at_active, memory_order_relaxed)) && !at_activate_slow()) {
@@ -126,6 +131,7 @@ static inline bool at_enter_(at_call *c, int api, void *ra) {
     }
     if (at_tls.depth > 0) return false;
     at_tls.depth++;
+    if (AT_UNLIKELY(!atomic_load_explicit(&at_devices_asked, memory_order_relaxed))) at_devices_first_call(api);
     c->api = api;
     c->call_site = (uint64_t)(uintptr_t)ra;
     c->entry_ns = at_now_ns();

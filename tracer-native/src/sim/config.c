@@ -186,6 +186,60 @@ static void default_device(int i, sim_device_config *d) {
     d->single_to_double_perf_ratio = 2;
 }
 
+/* Per-SM limits by compute capability, as cudaGetDeviceProperties reports them on such GPUs: the
+ * CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications per Compute
+ * Capability" (threads, blocks, registers, shared memory per SM; opt-in shared memory per block),
+ * checked against the properties real traces record (Kineto deviceProperties of V100 and A100,
+ * Nsight Systems TARGET_INFO_GPU of A100). A device configured with one of these capabilities gets
+ * them unless its section sets them; any other capability keeps the bundled A100 figures. */
+static const struct cc_limits {
+    int major, minor;
+    int threads_per_sm, blocks_per_sm, regs_per_sm;
+    size_t smem_per_sm, smem_per_block_optin, reserved_smem_per_block;
+} cc_limits[] = {
+    {3, 5, 2048, 16, 65536, 49152, 49152, 0},     {3, 7, 2048, 16, 131072, 114688, 49152, 0},
+    {5, 0, 2048, 32, 65536, 65536, 49152, 0},     {5, 2, 2048, 32, 65536, 98304, 49152, 0},
+    {5, 3, 2048, 32, 65536, 65536, 49152, 0},     {6, 0, 2048, 32, 65536, 65536, 49152, 0},
+    {6, 1, 2048, 32, 65536, 98304, 49152, 0},     {6, 2, 2048, 32, 65536, 65536, 49152, 0},
+    {7, 0, 2048, 32, 65536, 98304, 98304, 0},     {7, 2, 2048, 32, 65536, 98304, 98304, 0},
+    {7, 5, 1024, 16, 65536, 65536, 65536, 0},     {8, 0, 2048, 32, 65536, 167936, 166912, 1024},
+    {8, 6, 1536, 16, 65536, 102400, 101376, 1024}, {8, 7, 2048, 16, 65536, 167936, 166912, 1024},
+    {8, 9, 1536, 24, 65536, 102400, 101376, 1024}, {9, 0, 2048, 32, 65536, 233472, 232448, 1024},
+    {10, 0, 2048, 32, 65536, 233472, 232448, 1024}, {12, 0, 1536, 32, 65536, 102400, 101376, 1024},
+};
+
+#define N_DEVICE_KEYS (sizeof device_keys / sizeof device_keys[0])
+
+static size_t key_index(const char *key) {
+    for (size_t i = 0; i < N_DEVICE_KEYS; i++)
+        if (strcmp(device_keys[i].key, key) == 0)
+            return i;
+    return N_DEVICE_KEYS;
+}
+
+/* Gives a device the per-SM limits of its compute capability, except those its section set. */
+static void apply_cc_limits(sim_device_config *d, const bool *set) {
+    struct cudaDeviceProp *p = &d->prop;
+    for (size_t i = 0; i < sizeof cc_limits / sizeof cc_limits[0]; i++) {
+        const struct cc_limits *c = &cc_limits[i];
+        if (c->major != p->major || c->minor != p->minor)
+            continue;
+        if (!set[key_index("max_threads_per_multiprocessor")])
+            p->maxThreadsPerMultiProcessor = c->threads_per_sm;
+        if (!set[key_index("max_blocks_per_multiprocessor")])
+            p->maxBlocksPerMultiProcessor = c->blocks_per_sm;
+        if (!set[key_index("regs_per_multiprocessor")])
+            p->regsPerMultiprocessor = c->regs_per_sm;
+        if (!set[key_index("shared_mem_per_multiprocessor")])
+            p->sharedMemPerMultiprocessor = c->smem_per_sm;
+        if (!set[key_index("shared_mem_per_block_optin")])
+            p->sharedMemPerBlockOptin = c->smem_per_block_optin;
+        if (!set[key_index("reserved_shared_mem_per_block")])
+            p->reservedSharedMemPerBlock = c->reserved_smem_per_block;
+        return;
+    }
+}
+
 /* PCIe 4.0 x16 host link, HBM2 device memory, NVLink 3 between devices. */
 static void default_timing(sim_timing *t) {
     static const sim_link links[SIM_XFER_KINDS] = {
@@ -507,6 +561,8 @@ static int apply_entries(const char *path, const entries *es) {
     for (int a = 0; a < sim_cfg.device_count; a++)
         for (int b = 0; b < sim_cfg.device_count; b++)
             sim_cfg.peer[a][b] = a != b;
+    static bool set[SIM_MAX_DEVICES][N_DEVICE_KEYS]; /* keys each device's sections set */
+    memset(set, 0, sizeof set);
     for (int pass = 0; pass < 2; pass++) { /* [device *] first, then [device N] */
         for (size_t i = 0; i < es->n; i++) {
             const entry *e = &es->v[i];
@@ -514,9 +570,11 @@ static int apply_entries(const char *path, const entries *es) {
             int rc = 0;
             if (e->section == SEC_DEVICE && (e->device < 0) == (pass == 0)) {
                 for (int d = 0; d < sim_cfg.device_count && rc == 0; d++)
-                    if (e->device < 0 || e->device == d)
+                    if (e->device < 0 || e->device == d) {
                         rc = set_device_value(&sim_cfg.dev[d], find_device_key(e->key), e->value,
                                               &w);
+                        set[d][key_index(e->key)] = true;
+                    }
             } else if (pass == 1 && e->section == SEC_TIMING) {
                 rc = set_timing_value(e->key, e->value, &w);
             } else if (pass == 1 && e->section == SEC_TOP && strcmp(e->key, "peer_access") == 0) {
@@ -526,6 +584,8 @@ static int apply_entries(const char *path, const entries *es) {
                 return -1;
         }
     }
+    for (int d = 0; d < sim_cfg.device_count; d++)
+        apply_cc_limits(&sim_cfg.dev[d], set[d]);
     return 0;
 }
 

@@ -160,7 +160,11 @@ int main(int argc, char **argv) {
         .src_device = I(GpuActivity, src_device), .dst_device = I(GpuActivity, dst_device),
         .grid_x = U(GpuActivity, grid_x), .grid_y = U(GpuActivity, grid_y), .grid_z = U(GpuActivity, grid_z),
         .block_x = U(GpuActivity, block_x), .block_y = U(GpuActivity, block_y),
-        .block_z = U(GpuActivity, block_z), .value = U(GpuActivity, value), .flags = U(GpuActivity, flags)};
+        .block_z = U(GpuActivity, block_z), .value = U(GpuActivity, value), .flags = U(GpuActivity, flags),
+        .registers_per_thread = U(GpuActivity, registers_per_thread), .shared_mem_known = true,
+        .static_shared_mem_bytes = U(GpuActivity, static_shared_mem_bytes),
+        .dynamic_shared_mem_bytes = U(GpuActivity, dynamic_shared_mem_bytes),
+        .shared_mem_per_block_bytes = U(GpuActivity, shared_mem_per_block_bytes)};
     EVENT(enc_gpu_body(&w, &g));
 
     EVENT(enc_clock_sync_body(&w, U(ClockSync, gpu_clock_ns), U(ClockSync, monotonic_ns), S(ClockSync, source)));
@@ -175,6 +179,25 @@ int main(int argc, char **argv) {
     EVENT(enc_process_end_body(&w, &pd));
 
     EVENT(enc_note_body(&w, S(Note, text), S(Note, severity)));
+
+    enc_device_info di = {.device = I(DeviceInfo, device), .source = U(DeviceInfo, source),
+        .name = S(DeviceInfo, name), .compute_major = U(DeviceInfo, compute_major),
+        .compute_minor = U(DeviceInfo, compute_minor), .multiprocessor_count = U(DeviceInfo, multiprocessor_count),
+        .clock_rate_khz = U(DeviceInfo, clock_rate_khz), .memory_clock_rate_khz = U(DeviceInfo, memory_clock_rate_khz),
+        .memory_bus_width_bits = U(DeviceInfo, memory_bus_width_bits),
+        .memory_bandwidth_bytes_per_sec = U(DeviceInfo, memory_bandwidth_bytes_per_sec),
+        .total_memory_bytes = U(DeviceInfo, total_memory_bytes), .l2_cache_bytes = U(DeviceInfo, l2_cache_bytes),
+        .max_threads_per_multiprocessor = U(DeviceInfo, max_threads_per_multiprocessor),
+        .max_blocks_per_multiprocessor = U(DeviceInfo, max_blocks_per_multiprocessor),
+        .registers_per_multiprocessor = U(DeviceInfo, registers_per_multiprocessor),
+        .shared_mem_per_multiprocessor_bytes = U(DeviceInfo, shared_mem_per_multiprocessor_bytes),
+        .max_threads_per_block = U(DeviceInfo, max_threads_per_block),
+        .registers_per_block = U(DeviceInfo, registers_per_block),
+        .shared_mem_per_block_bytes = U(DeviceInfo, shared_mem_per_block_bytes),
+        .shared_mem_per_block_optin_bytes = U(DeviceInfo, shared_mem_per_block_optin_bytes),
+        .warp_size = U(DeviceInfo, warp_size), .pci_bus_id = S(DeviceInfo, pci_bus_id),
+        .query_error = I(DeviceInfo, query_error)};
+    EVENT(enc_device_info_body(&w, &di));
 
     if (w.overflow) {
         fprintf(stderr, "encode_samples: buffer overflow\n");

@@ -112,6 +112,9 @@ static void kernel(void) {
     r.blockY = 1;
     r.blockZ = 1;
     r.correlationId = 11;
+    r.registersPerThread = 40;
+    r.staticSharedMemory = 4096;
+    r.dynamicSharedMemory = 1024;
     r.name = "_Z10vector_addPfPKfS1_i";
     enc_gpu g;
     EXPECT(cupti_convert((CUpti_Activity *)&r, &g) == 1);
@@ -121,6 +124,12 @@ static void kernel(void) {
     EXPECT(g.block_x == 256 && g.block_y == 1 && g.block_z == 1);
     EXPECT(g.start_ns == 100 && g.end_ns == 250 && g.device == 2 && g.stream_id == 7);
     EXPECT(g.correlation_id == 11);
+    EXPECT(g.registers_per_thread == 40 && g.shared_mem_known);
+    EXPECT(g.static_shared_mem_bytes == 4096 && g.dynamic_shared_mem_bytes == 1024);
+    EXPECT(g.shared_mem_per_block_bytes == 5120);
+    r.dynamicSharedMemory = -1; /* not a size */
+    EXPECT(cupti_convert((CUpti_Activity *)&r, &g) == 1);
+    EXPECT(g.dynamic_shared_mem_bytes == 0 && g.shared_mem_per_block_bytes == 4096);
 }
 
 static void ignored(void) {

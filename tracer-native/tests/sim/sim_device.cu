@@ -163,6 +163,12 @@ minor = 0
 pci_bus_id = 0x41
 async_engine_count = 1
 total_global_mem = 1073741824
+
+[device 2]
+name = "apptrace simulated T4-like"
+major = 7
+minor = 5
+max_blocks_per_multiprocessor = 8
 )";
 
 static void configured() {
@@ -181,6 +187,22 @@ static void configured() {
     EXPECT_EQ(p1.major, 9);
     EXPECT_EQ(p1.pciBusID, 0x41);
     EXPECT_EQ(p1.asyncEngineCount, 1);
+    // per-SM limits follow the configured compute capability, unless a section sets them
+    EXPECT_EQ(p0.maxThreadsPerMultiProcessor, 2048);
+    EXPECT_EQ(p0.sharedMemPerMultiprocessor, 167936);
+    EXPECT_EQ(p1.maxThreadsPerMultiProcessor, 2048);
+    EXPECT_EQ(p1.sharedMemPerMultiprocessor, 233472);
+    EXPECT_EQ(p1.sharedMemPerBlockOptin, 232448);
+    cudaDeviceProp p2;
+    EXPECT_OK(cudaGetDeviceProperties(&p2, 2));
+    EXPECT_EQ(p2.maxThreadsPerMultiProcessor, 1024);
+    EXPECT_EQ(p2.maxBlocksPerMultiProcessor, 8);
+    EXPECT_EQ(p2.sharedMemPerMultiprocessor, 65536);
+    EXPECT_EQ(p2.sharedMemPerBlockOptin, 65536);
+    EXPECT_EQ(p2.reservedSharedMemPerBlock, 0);
+    int per_sm = 0;
+    EXPECT_OK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 2));
+    EXPECT_EQ(per_sm, 1024);
     int clock = 0;
     EXPECT_OK(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 2));
     EXPECT_EQ(clock, 1000000);

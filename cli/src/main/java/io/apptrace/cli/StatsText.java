@@ -2,7 +2,9 @@ package io.apptrace.cli;
 
 import io.apptrace.node.Units;
 import io.apptrace.stats.Counts;
+import io.apptrace.trace.CudaErrors;
 import io.apptrace.trace.Direction;
+import io.apptrace.trace.SourceGpu;
 import io.apptrace.stats.ProcessStats;
 import io.apptrace.stats.ThreadStats;
 import io.apptrace.stats.TraceStats;
@@ -46,6 +48,7 @@ final class StatsText {
             p.exitCode().map(c -> "exit code " + c).orElse(p.signal() != 0 ? SignalNames.describe(p.signal()) : "unknown"),
             p.clean() ? "" : " (without a clean end: the last events may be missing)");
       }
+      gpus(p);
       counts(p.counts(), "  ");
       for (ThreadStats t : p.threads()) {
         out.printf(Locale.ROOT, "  thread %d %s: %,d events, %,d API calls, %s%n", t.tid(),
@@ -55,6 +58,31 @@ final class StatsText {
     }
     for (String n : s.notes()) {
       out.println("note: " + n);
+    }
+  }
+
+  /** The process's GPUs as its trace describes them, with where that came from. */
+  private void gpus(ProcessStats p) {
+    for (SourceGpu g : p.gpus()) {
+      StringBuilder b = new StringBuilder(g.name().isEmpty() ? "(no name)" : g.name());
+      if (!g.computeCapability().isEmpty()) {
+        b.append(", compute capability ").append(g.computeCapability());
+      }
+      if (g.multiprocessors() > 0) {
+        b.append(", ").append(g.multiprocessors()).append(" SMs");
+      }
+      if (g.totalMemoryBytes() > 0) {
+        b.append(", ").append(Units.size(g.totalMemoryBytes()));
+      }
+      if (g.queryError() != 0) {
+        b.append(", incomplete: ").append(CudaErrors.name(g.queryError()));
+      }
+      out.printf(Locale.ROOT, "  GPU %d: %s (%s%s)%n", g.device(), b, g.source().label(),
+          p.simulatedDevice() ? ", simulated device" : "");
+    }
+    if (p.gpus().isEmpty() && p.gpuQueryError() != 0) {
+      out.printf(Locale.ROOT, "  GPUs: not known: the CUDA runtime could not start (%s)%n",
+          CudaErrors.name(p.gpuQueryError()));
     }
   }
 

@@ -54,7 +54,8 @@ class ImportCommandTest {
     Cli stats = Cli.run("stats", out.toString());
     assertThat(stats.exit()).as(stats.err()).isZero();
     assertThat(stats.out()).contains("kineto-json").contains("imported from " + in.toAbsolutePath())
-        .contains("no addresses").doesNotContain("without a clean end");
+        .contains("no addresses").doesNotContain("without a clean end")
+        .contains("  GPU 0: NVIDIA A100-SXM4-40GB, 108 SMs (Kineto deviceProperties)\n");
 
     Cli graph = Cli.run("graph", out.toString(), "--summary");
     assertThat(graph.exit()).as(graph.err()).isZero();

@@ -41,6 +41,24 @@ class RunAndStatsCommandTest {
     assertThat(j.path("processes")).hasSize(1);
     assertThat(j.path("processes").get(0).path("exit_code").asInt()).isZero();
     assertThat(j.path("processes").get(0).path("threads")).hasSize(1);
+    // the simulated device's bundled model, as the runtime described it at the first call
+    JsonNode gpus = j.path("processes").get(0).path("gpus");
+    assertThat(gpus).hasSize(1);
+    JsonNode gpu = gpus.get(0);
+    assertThat(gpu.path("device").asInt()).isZero();
+    assertThat(gpu.path("name").asText()).isEqualTo("apptrace simulated A100-SXM4-40GB");
+    assertThat(gpu.path("compute_capability").asText()).isEqualTo("8.0");
+    assertThat(gpu.path("multiprocessors").asInt()).isEqualTo(108);
+    assertThat(gpu.path("memory_bytes").asLong()).isEqualTo(42505273344L);
+    // 1215 MHz HBM2 on a 5120-bit bus: the A100-SXM4-40GB's 1555 GB/s
+    assertThat(gpu.path("memory_bandwidth_bytes_per_sec").asLong()).isEqualTo(1_555_200_000_000L);
+    assertThat(gpu.path("max_threads_per_multiprocessor").asInt()).isEqualTo(2048);
+    assertThat(gpu.path("shared_mem_per_multiprocessor_bytes").asLong()).isEqualTo(167936);
+    assertThat(gpu.path("pci_bus_id").asText()).isEqualTo("0000:07:00.0");
+    assertThat(gpu.path("source").asText()).isEqualTo("cuda-runtime");
+    assertThat(j.path("processes").get(0).path("gpu_query_error").isNull()).isTrue();
+    assertThat(Cli.run("stats", trace.toString()).out()).contains("  GPU 0: apptrace simulated A100-SXM4-40GB,"
+        + " compute capability 8.0, 108 SMs, 39.6 GiB (cudaGetDeviceProperties, simulated device)\n");
   }
 
   @Test
@@ -148,6 +166,9 @@ class RunAndStatsCommandTest {
     Cli r = Cli.run("run", "-o", tmp.resolve("nogpu.apptrace").toString(), Cli.cudaTest("vecadd"));
     assertThat(r.err()).containsPattern("apptrace: \\d+ of \\d+ CUDA calls failed \\((cudaErrorInsufficientDriver|"
         + "cudaErrorNoDevice)[^)]*\\): no usable GPU here; to capture on the simulated device use `apptrace run --sim`");
+    assertThat(Cli.run("stats", tmp.resolve("nogpu.apptrace").toString()).out())
+        .containsPattern("  GPUs: not known: the CUDA runtime could not start \\((cudaErrorInsufficientDriver|"
+            + "cudaErrorNoDevice)\\)\n");
     Cli help = Cli.run("run", "--help");
     assertThat(help.out()).contains("APPTRACE_SIM_DEVICES").contains("APPTRACE_SIM_CONFIG")
         .contains("APPTRACE_SIM_REALTIME").contains("APPTRACE_SIM_QUIET");

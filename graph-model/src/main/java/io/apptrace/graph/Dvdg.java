@@ -2,11 +2,14 @@ package io.apptrace.graph;
 
 import io.apptrace.proto.Module;
 import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.Truncation;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.jgrapht.Graph;
 
 /**
@@ -26,14 +29,15 @@ public final class Dvdg {
   private final List<Race> races;
   private final Warnings warnings;
   private final Map<Integer, List<Module>> modules;
+  private final Map<Integer, Map<Integer, SourceGpu>> gpus;
   private final Truncation truncation;
   private final CallLog calls;
   private final KernelCoverage kernels;
   private DvdgGraph graph;
 
   Dvdg(TraceHeader header, List<Allocation> allocations, ValueTable values, OperationTable ops,
-      List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules, Truncation truncation,
-      CallLog calls, KernelCoverage kernels) {
+      List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules,
+      Map<Integer, Map<Integer, SourceGpu>> gpus, Truncation truncation, CallLog calls, KernelCoverage kernels) {
     this.header = Objects.requireNonNull(header, "header");
     this.allocations = List.copyOf(allocations);
     this.values = values;
@@ -41,6 +45,9 @@ public final class Dvdg {
     this.races = List.copyOf(races);
     this.warnings = warnings;
     this.modules = Map.copyOf(modules);
+    Map<Integer, Map<Integer, SourceGpu>> g = new TreeMap<>();
+    gpus.forEach((pid, byDevice) -> g.put(pid, Collections.unmodifiableMap(new TreeMap<>(byDevice))));
+    this.gpus = Collections.unmodifiableMap(g);
     this.truncation = truncation;
     this.calls = calls;
     this.kernels = Objects.requireNonNull(kernels, "kernels");
@@ -48,7 +55,7 @@ public final class Dvdg {
 
   /** The same graph, noting that its trace was cut short. */
   Dvdg truncated(Truncation t) {
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, t, calls, kernels);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, t, calls, kernels);
   }
 
   public TraceHeader header() {
@@ -89,6 +96,20 @@ public final class Dvdg {
   /** Each process's modules, for symbolizing call sites. */
   public Map<Integer, List<Module>> modules() {
     return modules;
+  }
+
+  /**
+   * The GPUs each process used as its trace describes them (DeviceInfo records: the CUDA
+   * runtime's answer in a capture, the profiler's device table in an import), by pid, then by
+   * device index in ascending order; a process whose trace describes none is absent.
+   */
+  public Map<Integer, Map<Integer, SourceGpu>> sourceGpus() {
+    return gpus;
+  }
+
+  /** GPU {@code device} of process {@code pid}, as the trace describes it. */
+  public Optional<SourceGpu> sourceGpu(int pid, int device) {
+    return Optional.ofNullable(gpus.getOrDefault(pid, Map.of()).get(device));
   }
 
   /** Where the trace was cut short, if it was. */

@@ -12,6 +12,7 @@ import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.Copies;
 import io.apptrace.trace.GraphEvent;
 import io.apptrace.trace.KernelNames;
+import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.TimeOrderedReader;
 import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceRecord;
@@ -76,6 +77,8 @@ public final class DvdgBuilder {
     /** Call-log ids of event handles. */
     final LongIntMap eventIds = new LongIntMap();
     final List<Module> modules = new ArrayList<>();
+    /** The GPUs its trace describes, by device index. */
+    final Map<Integer, SourceGpu> gpus = new java.util.TreeMap<>();
     /** Pointers copied into device variables (cudaMemcpyToSymbol). */
     final SymbolPointers symbolPointers = new SymbolPointers();
 
@@ -211,7 +214,7 @@ public final class DvdgBuilder {
     }
   }
 
-  /** A record that must be known before events are processed (kernel layouts, modules). */
+  /** A record that must be known before events are processed (kernel layouts, modules, GPUs). */
   public void define(TraceRecord r) {
     Proc p = proc(r.pid());
     Event e = r.event();
@@ -219,6 +222,9 @@ public final class DvdgBuilder {
       p.kernels.put(e.getKernelInfo().getKernelId(), e.getKernelInfo());
     } else if (e.hasModules()) {
       p.modules.addAll(e.getModules().getModulesList());
+    } else if (e.hasDeviceInfo() && e.getDeviceInfo().getDevice() >= 0) {
+      // a forked child's trace repeats its parent's: the first record of a device stands
+      p.gpus.putIfAbsent(e.getDeviceInfo().getDevice(), SourceGpu.of(e.getDeviceInfo()));
     }
   }
 
@@ -292,6 +298,9 @@ public final class DvdgBuilder {
       int op = p.byCorrelation.get(g.gpuCorrelationId(), -1);
       if (op >= 0) {
         ops.gpuTimes(op, g.startNs(), g.endNs());
+        if (g.resources() != null) {
+          ops.resources(op, g.resources());
+        }
       }
     } else {
       other(p, ((GraphEvent.Other) ev).record());
@@ -808,6 +817,7 @@ public final class DvdgBuilder {
     HappensBefore.Stream s = streamOf(t, call.api(), l.stream());
     int op = begin(t, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
     ops.dims(op, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ());
+    ops.launchSharedMemBytes(op, l.sharedMemBytes());
     if (info == null) {
       warnings.add("launch of a kernel with no recorded parameter layout", ops.name(op));
       return;
@@ -850,9 +860,15 @@ public final class DvdgBuilder {
     values.trim();
     Map<Integer, List<Module>> modules = new HashMap<>();
     procs.forEach((pid, p) -> modules.put(pid, List.copyOf(p.modules)));
+    Map<Integer, Map<Integer, SourceGpu>> gpus = new HashMap<>();
+    procs.forEach((pid, p) -> {
+      if (!p.gpus.isEmpty()) {
+        gpus.put(pid, p.gpus);
+      }
+    });
     if (calls != null) {
       calls.trim();
     }
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, null, calls, kernels);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, null, calls, kernels);
   }
 }

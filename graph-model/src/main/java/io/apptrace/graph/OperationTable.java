@@ -2,6 +2,7 @@ package io.apptrace.graph;
 
 import io.apptrace.proto.MemoryKind;
 import io.apptrace.trace.Direction;
+import io.apptrace.trace.KernelResources;
 import io.apptrace.util.ByteList;
 import io.apptrace.util.IntList;
 import io.apptrace.util.IntRows;
@@ -54,6 +55,10 @@ public final class OperationTable {
   private final IntList outValue = new IntList(2048);
   private final ByteList outConfidence = new ByteList(2048);
   private final Map<Integer, long[]> gpuTimes = new HashMap<>();
+  /** Kernels' dynamic shared memory, bytes, where the launch asked for some. */
+  private final Map<Integer, Long> launchSharedMem = new HashMap<>();
+  /** Kernels' resources, where their GPU activity records give them. */
+  private final Map<Integer, KernelResources> resources = new HashMap<>();
   private final List<String> names = new ArrayList<>();
   private final Map<String, Integer> nameIds = new HashMap<>();
 
@@ -205,6 +210,16 @@ public final class OperationTable {
     gpuTimes.put(op, new long[] {startNs, endNs});
   }
 
+  void launchSharedMemBytes(int op, long bytes) {
+    if (bytes > 0) {
+      launchSharedMem.put(op, bytes);
+    }
+  }
+
+  void resources(int op, KernelResources r) {
+    resources.put(op, r);
+  }
+
   /** Ends the table: one more start offset closes the last operation's lists. */
   void finish() {
     outValue.trim();
@@ -312,6 +327,20 @@ public final class OperationTable {
   public int[] block(int op) {
     int b = rows.get(op, BLOCK);
     return new int[] {b & 0x7ff, (b >>> 11) & 0x7ff, (b >>> 22) & 0x3ff};
+  }
+
+  /** The dynamic shared memory a kernel's launch asked for, bytes (0 for other operations). */
+  public long launchSharedMemBytes(int op) {
+    return launchSharedMem.getOrDefault(op, 0L);
+  }
+
+  /**
+   * What a kernel ran with (registers, shared memory, Kineto's occupancy figures) as its GPU
+   * activity record gives it; null when it gives nothing (captures on the simulated device,
+   * profilers that do not record it).
+   */
+  public KernelResources resources(int op) {
+    return resources.get(op);
   }
 
   /** GPU start and end (ns, the trace's clock) when recorded: {start, end}; else null. */

@@ -31,6 +31,19 @@ final class GpuRows {
   }
 
   /**
+   * An SQL expression of a kernel table's resources as {@link ImportAssembler#G_RES} packs them:
+   * registers per thread and, where the table has both, static shared memory (then its dynamic
+   * shared memory, read as G_SHMEM, is the launch's share). CUPTI's kernel records have both.
+   */
+  static String resources(SqliteFile db, String table) {
+    String regs = db.has(table, "registersPerThread") ? "(ifnull(registersPerThread, 0) & 65535)" : "0";
+    if (!db.has(table, "staticSharedMemory") || !db.has(table, "dynamicSharedMemory")) {
+      return regs;
+    }
+    return "(" + regs + " | " + ImportAssembler.RES_SPLIT + " | (max(ifnull(staticSharedMemory, 0), 0) << 20))";
+  }
+
+  /**
    * Hands every memset row over: columns 1-6 as {@link #common}, then bytes, value, the
    * profiler's memory kind and the context. {@code tick} is told of each row.
    *

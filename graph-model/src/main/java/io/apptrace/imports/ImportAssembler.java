@@ -5,6 +5,7 @@ import io.apptrace.proto.Batch;
 import io.apptrace.proto.ClockDomain;
 import io.apptrace.proto.Copy;
 import io.apptrace.proto.CopyKind;
+import io.apptrace.proto.DeviceInfo;
 import io.apptrace.proto.Event;
 import io.apptrace.proto.EventOp;
 import io.apptrace.proto.GpuActivity;
@@ -33,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What every importer produces, assembled into an ordinary trace. An importer hands over API
@@ -78,7 +80,19 @@ final class ImportAssembler implements Closeable {
   static final int G_VALUE = 15; // memset value
   static final int G_SHMEM = 16; // dynamic shared memory, bytes
   static final int G_MANGLED = 17; // mangled kernel name id, -1 for none
-  static final int G_WIDTH = 18;
+  // a kernel's resources: registers per thread (bits 0-15) | RES_SPLIT | RES_TOTAL | static shared
+  // memory, bytes << 20 (with RES_SPLIT: G_SHMEM is then the dynamic shared memory)
+  static final int G_RES = 18;
+  static final int G_OCC = 19; // Kineto's figures: occupancy % (float bits) | OCC_GIVEN | PER_SM_GIVEN
+  static final int G_PER_SM = 20; // blocks per SM (float bits) | warps per SM (float bits) << 32
+  static final int G_WIDTH = 21;
+
+  /** G_RES: static and dynamic shared memory are given apart (G_SHMEM is the dynamic). */
+  static final long RES_SPLIT = 1L << 16;
+  /** G_RES: G_SHMEM is the shared memory per block, static and dynamic together (Kineto). */
+  static final long RES_TOTAL = 1L << 17;
+  static final long OCC_GIVEN = 1L << 32;
+  static final long PER_SM_GIVEN = 1L << 33;
 
   // ---- a synchronization (what a sync call waited for) ----
   static final int S_PROC = 0;
@@ -119,7 +133,7 @@ final class ImportAssembler implements Closeable {
   private static final int J_RESULT = 8;
   private static final int J_CORR = 9;
   private static final int J_PROC = 10;
-  private static final int J_G = 11; // G_KIND..G_MANGLED copied here (15 fields); kind 0 = none
+  private static final int J_G = 11; // G_KIND..G_PER_SM copied here (18 fields); kind 0 = none
   private static final int J_S = J_G + (G_WIDTH - G_KIND); // S_TYPE..S_DEVICE (5); type 0 = none
   private static final int J_R = J_S + (S_WIDTH - S_TYPE); // R_STREAM..R_DEVICE (3); stream -2 = none
   private static final int J_WIDTH = J_R + (R_WIDTH - R_STREAM);
@@ -279,6 +293,35 @@ final class ImportAssembler implements Closeable {
 
   String hostname() {
     return hostname;
+  }
+
+  /** The GPUs the source describes, by the device index its records use. */
+  private final Map<Integer, DeviceInfo> devices = new TreeMap<>();
+
+  /**
+   * A GPU the source describes ({@code d.getDevice()}: the device index its records use). Each
+   * process's trace gets the ones its GPU work ran on (all of them for a process without GPU work).
+   */
+  void device(DeviceInfo d) {
+    devices.putIfAbsent(d.getDevice(), d);
+  }
+
+  /** The GPUs described for process {@code pid}, by device index. */
+  private List<DeviceInfo> devicesOf(long pid) {
+    Set<Long> used = devicesOfPid.get(pid);
+    if (used == null || used.isEmpty()) {
+      return List.copyOf(devices.values());
+    }
+    List<DeviceInfo> out = new ArrayList<>();
+    for (long d : new java.util.TreeSet<>(used)) {
+      DeviceInfo info = devices.get((int) d);
+      if (info != null) {
+        out.add(info);
+      } else if (!devices.isEmpty()) {
+        warn("GPUs that GPU work ran on but the source does not describe (per process)");
+      }
+    }
+    return out;
   }
 
   /** A remark for the trace's reader (GPU models, what the source said of itself). */
@@ -557,6 +600,8 @@ final class ImportAssembler implements Closeable {
   /** Per pid: the streams its rows use (profiler ids, with their process key) and its earliest time. */
   private final Map<Long, Map<Long, Long>> streamsOfPid = new HashMap<>();
   private final Map<Long, Long> firstOfPid = new HashMap<>();
+  /** Per pid: the devices its GPU work ran on. */
+  private final Map<Long, Set<Long>> devicesOfPid = new HashMap<>();
 
   private void addJoined(RecordSorter joined, long[] row) {
     long pid = row[J_PID];
@@ -564,6 +609,7 @@ final class ImportAssembler implements Closeable {
     Map<Long, Long> used = streamsOfPid.computeIfAbsent(pid, k -> new HashMap<>());
     if (row[J_G] != 0) {
       used.putIfAbsent(row[jg(G_STREAM)], row[J_PROC]);
+      devicesOfPid.computeIfAbsent(pid, k -> new HashSet<>()).add(row[jg(G_DEVICE)]);
     }
     if (row[J_S] != 0) {
       for (long st : new long[] {row[J_S + S_STREAM - S_TYPE], row[J_S + S_WAIT_STREAM - S_TYPE]}) {
@@ -671,6 +717,9 @@ final class ImportAssembler implements Closeable {
               add(t, out, Event.newBuilder().setEntryNs(start).setProcessStart(ps));
               for (Note n : notes) {
                 add(t, out, Event.newBuilder().setEntryNs(start).setNote(n));
+              }
+              for (DeviceInfo d : devicesOf(pid)) {
+                add(t, out, Event.newBuilder().setEntryNs(start).setDeviceInfo(d));
               }
               // every stream the process uses, created before the first call of any of its threads
               for (Map.Entry<Long, Long> st : new java.util.TreeMap<>(streamsOfPid.getOrDefault((long) pid,
@@ -848,6 +897,9 @@ final class ImportAssembler implements Closeable {
       if (row[jg(G_NAME)] >= 0) {
         ga.setName(strings.get(row[jg(G_NAME)]));
       }
+      if (kind == GpuActivityKind.GPU_KERNEL) {
+        resources(ga, row[jg(G_RES)], row[jg(G_SHMEM)], row[jg(G_OCC)], row[jg(G_PER_SM)]);
+      }
       if (row[J_ROLE] == ROLE_ORPHAN) {
         em.orphans++;
       } else if (row[J_ROLE] == ROLE_EXTRA) {
@@ -862,6 +914,23 @@ final class ImportAssembler implements Closeable {
     add(t, out, e);
     if (ga != null) {
       add(t, out, Event.newBuilder().setEntryNs(start).setGpu(ga));
+    }
+  }
+
+  /** A kernel's registers, shared memory and Kineto's occupancy figures, as the source gave them. */
+  private static void resources(GpuActivity.Builder ga, long res, long sharedMem, long occ, long perSm) {
+    ga.setRegistersPerThread((int) (res & 0xffff));
+    if ((res & RES_SPLIT) != 0) {
+      long stat = res >>> 20;
+      ga.setStaticSharedMemBytes(stat).setDynamicSharedMemBytes(sharedMem).setSharedMemPerBlockBytes(stat + sharedMem);
+    } else if ((res & RES_TOTAL) != 0) {
+      ga.setSharedMemPerBlockBytes(sharedMem);
+    }
+    if ((occ & OCC_GIVEN) != 0) {
+      ga.setEstimatedOccupancyPct(Float.intBitsToFloat((int) occ));
+    }
+    if ((occ & PER_SM_GIVEN) != 0) {
+      ga.setBlocksPerSm(Float.intBitsToFloat((int) perSm)).setWarpsPerSm(Float.intBitsToFloat((int) (perSm >>> 32)));
     }
   }
 

@@ -253,6 +253,12 @@ final class KinetoReader {
     boolean hasGrid;
     boolean hasBlock;
     long sharedMemory;
+    boolean hasSharedMemory;
+    long registers;
+    /** Kineto's "est. achieved occupancy %", "blocks per SM", "warps per SM"; NaN when absent. */
+    float occupancy = Float.NaN;
+    float blocksPerSm = Float.NaN;
+    float warpsPerSm = Float.NaN;
     String syncKind;
     long waitOnStream = -1;
     long waitOnRecordCorr = -1;
@@ -270,8 +276,10 @@ final class KinetoReader {
       device = -1;
       context = 0;
       bytes = -1;
-      hasGrid = hasBlock = false;
+      hasGrid = hasBlock = hasSharedMemory = false;
       sharedMemory = 0;
+      registers = 0;
+      occupancy = blocksPerSm = warpsPerSm = Float.NaN;
       waitOnStream = waitOnRecordCorr = waitOnEventId = -1;
     }
   }
@@ -537,7 +545,16 @@ final class KinetoReader {
         case "bytes" -> e.bytes = integer(p, v, -1);
         case "grid" -> e.hasGrid = triple(p, v, e.grid);
         case "block" -> e.hasBlock = triple(p, v, e.block);
-        case "shared memory" -> e.sharedMemory = integer(p, v, 0);
+        case "shared memory" -> {
+          e.sharedMemory = integer(p, v, -1);
+          e.hasSharedMemory = e.sharedMemory >= 0;
+          e.sharedMemory = Math.max(e.sharedMemory, 0);
+        }
+        case "registers per thread" -> e.registers = Math.max(integer(p, v, 0), 0);
+        // the key of current Kineto versions, and the name it had before
+        case "est. achieved occupancy %", "est. occupancy %" -> e.occupancy = decimal(p, v);
+        case "blocks per SM" -> e.blocksPerSm = decimal(p, v);
+        case "warps per SM" -> e.warpsPerSm = decimal(p, v);
         case "cuda_sync_kind" -> e.syncKind = text(p, v);
         case "wait_on_stream" -> e.waitOnStream = integer(p, v, -1);
         case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorr = integer(p, v, -1);
@@ -554,6 +571,16 @@ final class KinetoReader {
     }
     p.skipChildren();
     return null;
+  }
+
+  /** A finite number, else NaN. */
+  private static float decimal(JsonParser p, JsonToken v) throws IOException {
+    if (v == JsonToken.VALUE_NUMBER_INT || v == JsonToken.VALUE_NUMBER_FLOAT) {
+      double d = p.getDoubleValue();
+      return Double.isFinite(d) && Math.abs(d) < Float.MAX_VALUE ? (float) d : Float.NaN;
+    }
+    p.skipChildren();
+    return Float.NaN;
   }
 
   private static long integer(JsonParser p, JsonToken v, long otherwise) throws IOException {
@@ -792,6 +819,17 @@ final class KinetoReader {
         r[ImportAssembler.G_GRID] = (g[0] & 0xffffffffL) | (g[1] & 0xffff) << 32 | (g[2] & 0xffff) << 48;
         r[ImportAssembler.G_BLOCK] = (b[0] & 0xffff) | (b[1] & 0xffff) << 16 | (b[2] & 0xffff) << 32;
         r[ImportAssembler.G_SHMEM] = e.sharedMemory;
+        r[ImportAssembler.G_RES] = (e.registers & 0xffff) | (e.hasSharedMemory ? ImportAssembler.RES_TOTAL : 0);
+        long occ = 0;
+        if (!Float.isNaN(e.occupancy)) {
+          occ |= Float.floatToRawIntBits(e.occupancy) & 0xffffffffL | ImportAssembler.OCC_GIVEN;
+        }
+        if (!Float.isNaN(e.blocksPerSm) && !Float.isNaN(e.warpsPerSm)) {
+          occ |= ImportAssembler.PER_SM_GIVEN;
+          r[ImportAssembler.G_PER_SM] = Float.floatToRawIntBits(e.blocksPerSm) & 0xffffffffL
+              | (long) Float.floatToRawIntBits(e.warpsPerSm) << 32;
+        }
+        r[ImportAssembler.G_OCC] = occ;
       }
       case GPU_MEMCPY -> {
         Matcher m = MEMCPY.matcher(name);
@@ -958,6 +996,7 @@ final class KinetoReader {
             .append(d.getOrDefault("computeMinor", "0"));
       }
       gpuNotes.add(s.toString());
+      out.device(SourceDevices.kineto(d));
     }
   }
 

@@ -229,6 +229,7 @@ final class NsysReader {
         }
       }
     }
+    SourceDevices.nsys(db, out);
     if (db.has("TARGET_INFO_GPU", "name")) {
       String id = or(db.first("TARGET_INFO_GPU", "id", "cuDevice"), "-1");
       String sms = or(db.first("TARGET_INFO_GPU", "smCount"), "NULL");
@@ -363,7 +364,8 @@ final class NsysReader {
     String block = "(" + d[3] + " & 65535) | ((" + d[4] + " & 65535) << 16) | ((" + d[5] + " & 65535) << 32)";
     String sel = "SELECT start, end, deviceId, streamId, " + or(column(KERNEL, "correlationId"), "0") + ", "
         + pidExpr(KERNEL) + ", ifnull(" + nameCol + ", -1), ifnull(" + mangled + ", -1), " + grid + ", " + block
-        + ", " + or(db.first(KERNEL, "dynamicSharedMemory"), "0") + ", " + or(db.first(KERNEL, "contextId"), "0");
+        + ", " + or(db.first(KERNEL, "dynamicSharedMemory"), "0") + ", " + or(db.first(KERNEL, "contextId"), "0")
+        + ", " + GpuRows.resources(db, KERNEL);
     long n = 0;
     Map<Long, Integer> nameIds = new HashMap<>(); // StringIds id to the assembler's string id
     Map<Long, Integer> mangledIds = new HashMap<>();
@@ -397,6 +399,7 @@ final class NsysReader {
         r[ImportAssembler.G_BLOCK] = rs.getLong(10);
         r[ImportAssembler.G_SHMEM] = rs.getLong(11);
         r[ImportAssembler.G_CONTEXT] = rs.getLong(12);
+        r[ImportAssembler.G_RES] = rs.getLong(13);
         out.gpu(r);
       }
     }

@@ -50,6 +50,7 @@ final class NvprofGpuWork {
     }
     sel.append(", ").append(or(db.first(table, "dynamicSharedMemory"), "0"));
     sel.append(", ").append(or(db.first(table, "contextId"), "0"));
+    sel.append(", ").append(GpuRows.resources(db, table));
     long n = 0;
     try (ResultSet rs = db.query(sel + " FROM " + table)) {
       while (rs.next()) {
@@ -68,6 +69,7 @@ final class NvprofGpuWork {
             | (rs.getLong(13) & 0xffff) << 32;
         r[ImportAssembler.G_SHMEM] = rs.getLong(14);
         r[ImportAssembler.G_CONTEXT] = rs.getLong(15);
+        r[ImportAssembler.G_RES] = rs.getLong(16);
         out.gpu(r);
       }
     }

@@ -89,6 +89,7 @@ final class NvprofReader {
     names();
     NvprofTopology topology = new NvprofTopology(db, out, strings);
     topology.devices();
+    SourceDevices.nvprof(db, strings, out);
     streams();
     calls(RUNTIME, "runtime calls", true);
     calls(DRIVER, "driver calls", false);

@@ -1,5 +1,6 @@
 package io.apptrace.stats;
 
+import io.apptrace.trace.SourceGpu;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,6 +18,9 @@ import java.util.Optional;
  * @param lostBatches batches missing from the trace (gaps in per-thread sequence numbers)
  * @param counts what it did, all threads together
  * @param threads its threads, by first appearance
+ * @param gpus the GPUs its trace describes (DeviceInfo records), by device index
+ * @param gpuQueryError captures: the cudaError_t with which the runtime could not describe its
+ *     devices (no driver, no device), 0 when it could or the trace does not say
  */
 public record ProcessStats(
     int pid,
@@ -29,9 +33,12 @@ public record ProcessStats(
     long droppedRecords,
     long lostBatches,
     Counts counts,
-    List<ThreadStats> threads) {
+    List<ThreadStats> threads,
+    List<SourceGpu> gpus,
+    int gpuQueryError) {
   public ProcessStats {
     argv = List.copyOf(argv);
     threads = List.copyOf(threads);
+    gpus = List.copyOf(gpus);
   }
 }

@@ -11,6 +11,7 @@ import io.apptrace.trace.KernelNames;
 import io.apptrace.trace.AddressMap;
 import io.apptrace.trace.Copies;
 import io.apptrace.trace.Direction;
+import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.TraceRecord;
 import io.apptrace.trace.Truncation;
 import java.util.ArrayList;
@@ -48,6 +49,9 @@ final class StatsBuilder {
     final Map<Integer, Thread> threads = new LinkedHashMap<>();
     final Map<Long, KernelInfo> kernels = new HashMap<>();
     final AddressMap<MemoryKind> memory = new AddressMap<>();
+    /** Its GPUs by device index (a forked child's trace repeats its parent's: the first stands). */
+    final Map<Integer, SourceGpu> gpus = new TreeMap<>();
+    int gpuQueryError;
 
     Proc(int pid) {
       this.pid = pid;
@@ -115,6 +119,13 @@ final class StatsBuilder {
       }
       case LOSS -> p.dropped += e.getLoss().getRecords();
       case KERNEL_INFO -> p.kernels.put(e.getKernelInfo().getKernelId(), e.getKernelInfo());
+      case DEVICE_INFO -> {
+        if (e.getDeviceInfo().getDevice() >= 0) {
+          p.gpus.putIfAbsent(e.getDeviceInfo().getDevice(), SourceGpu.of(e.getDeviceInfo()));
+        } else if (p.gpuQueryError == 0) {
+          p.gpuQueryError = e.getDeviceInfo().getQueryError();
+        }
+      }
       case LAUNCH -> {
         // Kernel ids are host addresses, unique only within a process: launches are counted per
         // process and thread here, named per process at the end, and summed into the totals.
@@ -247,7 +258,7 @@ final class StatsBuilder {
         continue; // a pid seen only in collector notes
       }
       out.add(new ProcessStats(p.pid, p.ppid, p.argv, p.simulated, Optional.ofNullable(p.exitCode),
-          p.signal, p.clean, p.dropped, lost, p.counts, threads));
+          p.signal, p.clean, p.dropped, lost, p.counts, threads, List.copyOf(p.gpus.values()), p.gpuQueryError));
     }
     for (Proc p : procs.values()) {
       p.counts.kernelLaunches().forEach(totals::addLaunches);

@@ -1,6 +1,7 @@
 package io.apptrace.stats;
 
 import io.apptrace.trace.Direction;
+import io.apptrace.trace.SourceGpu;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -50,6 +51,7 @@ public final class StatsJson {
       pn.put("dropped_records", p.droppedRecords());
       pn.put("lost_batches", p.lostBatches());
       counts(pn, p.counts());
+      gpus(pn, p);
       var threads = pn.putArray("threads");
       for (ThreadStats t : p.threads()) {
         ObjectNode tn = threads.addObject();
@@ -60,6 +62,33 @@ public final class StatsJson {
     }
     s.notes().forEach(root.putArray("notes")::add);
     return root;
+  }
+
+  /** The process's GPUs as its trace describes them (numbers 0 where the source does not say). */
+  private static void gpus(ObjectNode pn, ProcessStats p) {
+    var gpus = pn.putArray("gpus");
+    for (SourceGpu g : p.gpus()) {
+      ObjectNode gn = gpus.addObject();
+      gn.put("device", g.device());
+      gn.put("name", g.name());
+      gn.put("compute_capability", g.computeCapability());
+      gn.put("multiprocessors", g.multiprocessors());
+      gn.put("memory_bytes", g.totalMemoryBytes());
+      gn.put("memory_bandwidth_bytes_per_sec", g.memoryBandwidthBytesPerSec());
+      gn.put("clock_khz", g.clockKhz());
+      gn.put("l2_cache_bytes", g.l2CacheBytes());
+      gn.put("max_threads_per_multiprocessor", g.maxThreadsPerMultiprocessor());
+      gn.put("max_blocks_per_multiprocessor", g.maxBlocksPerMultiprocessor());
+      gn.put("registers_per_multiprocessor", g.registersPerMultiprocessor());
+      gn.put("shared_mem_per_multiprocessor_bytes", g.sharedMemPerMultiprocessorBytes());
+      gn.put("pci_bus_id", g.pciBusId());
+      gn.put("source", g.source().key());
+    }
+    if (p.gpuQueryError() != 0) {
+      pn.put("gpu_query_error", io.apptrace.trace.CudaErrors.name(p.gpuQueryError()));
+    } else {
+      pn.putNull("gpu_query_error");
+    }
   }
 
   private static ObjectNode counts(ObjectNode n, Counts c) {

@@ -14,7 +14,8 @@ import java.util.concurrent.Future;
 
 /**
  * Where each batch of a trace is, and the few events needed before any other: process starts,
- * module maps, kernel layouts (KernelInfo) and device variables (SymbolInfo). One sequential pass
+ * module maps, kernel layouts (KernelInfo), device variables (SymbolInfo) and the GPUs
+ * (DeviceInfo). One sequential pass
  * that decodes only those events (see {@link BatchWalk}).
  */
 final class BatchIndex {
@@ -23,7 +24,7 @@ final class BatchIndex {
 
   private static final int[] DEFINITIONS = {
     Event.PROCESS_START_FIELD_NUMBER, Event.MODULES_FIELD_NUMBER, Event.KERNEL_INFO_FIELD_NUMBER,
-    Event.SYMBOL_FIELD_NUMBER
+    Event.SYMBOL_FIELD_NUMBER, Event.DEVICE_INFO_FIELD_NUMBER
   };
 
   private final TraceHeader header;

@@ -61,12 +61,19 @@ public sealed interface GraphEvent {
   record MemsetCall(Call call, long ptr, long bytes, long stream, boolean async, int dims, long pitch,
       long width, long height, long depth, MemoryKind kind) implements GraphEvent {}
 
-  /** A kernel launch (KernelLaunch message); {@code args} is a copy, not to be changed. */
+  /**
+   * A kernel launch (KernelLaunch message); {@code args} is a copy, not to be changed;
+   * {@code sharedMemBytes} is the dynamic shared memory the launch asked for.
+   */
   record LaunchCall(Call call, long kernelId, int gridX, int gridY, int gridZ, int blockX, int blockY,
-      int blockZ, long stream, byte[] args, int device) implements GraphEvent {}
+      int blockZ, long stream, byte[] args, int device, long sharedMemBytes) implements GraphEvent {}
 
-  /** GPU activity: when the work of the call with {@code gpuCorrelationId} ran (GpuActivity). */
-  record GpuSpan(Call call, long gpuCorrelationId, long startNs, long endNs) implements GraphEvent {}
+  /**
+   * GPU activity: when the work of the call with {@code gpuCorrelationId} ran (GpuActivity), and
+   * for a kernel what it ran with, when the record says ({@code resources}, else null).
+   */
+  record GpuSpan(Call call, long gpuCorrelationId, long startNs, long endNs, KernelResources resources)
+      implements GraphEvent {}
 
   /** Any other event, whole. */
   record Other(Call call, TraceRecord record) implements GraphEvent {}
@@ -112,10 +119,12 @@ public sealed interface GraphEvent {
       case LAUNCH -> {
         KernelLaunch l = e.getLaunch();
         return new LaunchCall(c, l.getKernelId(), l.getGridX(), l.getGridY(), l.getGridZ(), l.getBlockX(),
-            l.getBlockY(), l.getBlockZ(), l.getStream(), l.getArgs().toByteArray(), l.getDevice());
+            l.getBlockY(), l.getBlockZ(), l.getStream(), l.getArgs().toByteArray(), l.getDevice(),
+            l.getSharedMemBytes());
       }
       case GPU -> {
-        return new GpuSpan(c, e.getGpu().getCorrelationId(), e.getGpu().getStartNs(), e.getGpu().getEndNs());
+        return new GpuSpan(c, e.getGpu().getCorrelationId(), e.getGpu().getStartNs(), e.getGpu().getEndNs(),
+            KernelResources.of(e.getGpu()));
       }
       default -> {
         return new Other(c, new TraceRecord(pid, tid, batchSeq, e));

@@ -173,6 +173,7 @@ final class GraphEventWire extends WireCursor {
     int argsStart = 0;
     int argsLength = 0;
     int device = 0;
+    long sharedMem = 0;
     while (pos < end && !refused) {
       switch (tag()) {
         case 1 << 3 | FIXED64 -> kernelId = fixed64();
@@ -189,8 +190,9 @@ final class GraphEventWire extends WireCursor {
           pos += argsLength;
         }
         case 13 << 3 | VARINT -> device = zigZag(varint());
-        // shared memory, decode, args_truncated, cooperative: not in the graph
-        case 8 << 3 | VARINT, 11 << 3 | VARINT, 12 << 3 | VARINT, 14 << 3 | VARINT -> varint();
+        case 8 << 3 | VARINT -> sharedMem = varint();
+        // decode, args_truncated, cooperative: not in the graph
+        case 11 << 3 | VARINT, 12 << 3 | VARINT, 14 << 3 | VARINT -> varint();
         default -> refused = true; // unknown fields: the parser decides
       }
     }
@@ -198,7 +200,7 @@ final class GraphEventWire extends WireCursor {
       return null;
     }
     return new GraphEvent.LaunchCall(c, kernelId, gridX, gridY, gridZ, blockX, blockY, blockZ, stream,
-        Arrays.copyOfRange(data, argsStart, argsStart + argsLength), device);
+        Arrays.copyOfRange(data, argsStart, argsStart + argsLength), device, sharedMem);
   }
 
   /** A GpuActivity message. */
@@ -214,7 +216,8 @@ final class GraphEventWire extends WireCursor {
         case 4 << 3 | VARINT -> stop = varint();
         default -> {
           int field = tag >>> 3;
-          // every other field but the name (12, a string) is a varint not in the graph
+          // every other field but the name (12, a string) is a varint not in the graph; a
+          // kernel's resources (23 on) are the parser's
           if ((tag & 7) == VARINT && field >= 2 && field <= 22 && field != 12) {
             varint();
           } else {
@@ -223,7 +226,7 @@ final class GraphEventWire extends WireCursor {
         }
       }
     }
-    return new GraphEvent.GpuSpan(c, correlation, start, stop);
+    return new GraphEvent.GpuSpan(c, correlation, start, stop, null);
   }
 
   private static CopyKind copyKind(int n) {

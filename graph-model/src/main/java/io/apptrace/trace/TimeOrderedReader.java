@@ -31,7 +31,7 @@ import java.util.concurrent.Future;
  * Memory: two batches per thread (the one being read, and the next, decoded ahead on another
  * core), plus the index (a few longs per batch). The definitions the
  * index collected ({@link #definitions()}: process starts, module maps, kernel layouts, device
- * variables) are available before the first event, since a kernel's layout may be recorded by one
+ * variables, GPUs) are available before the first event, since a kernel's layout may be recorded by one
  * thread after another thread's first launch of it.
  *
  * <p>Events come as {@link TraceRecord}s ({@link #open(Path)}), or as what a {@link Decoder} makes
@@ -252,7 +252,7 @@ public final class TimeOrderedReader<T> implements Closeable {
     return t;
   }
 
-  /** Events in the file: process starts, module maps, kernel layouts and device variables. */
+  /** Events in the file: process starts, module maps, kernel layouts, device variables and GPUs. */
   public List<TraceRecord> definitions() {
     return index.definitions();
   }

@@ -32,9 +32,14 @@ class EncoderConformanceTest {
   private static final Set<String> SPECIAL =
       Set.of("apptrace.ProcessStart.clock", "apptrace.KernelLaunch.args", "apptrace.Copy.symbol_data");
 
-  /** Fields only importers write (memory kinds a profiler reported); the interposer never does. */
+  /**
+   * Fields only importers write (memory kinds a profiler reported, Kineto's occupancy figures);
+   * the interposer never does.
+   */
   private static final Set<String> IMPORT_ONLY =
-      Set.of("apptrace.Copy.src_kind", "apptrace.Copy.dst_kind", "apptrace.Memset.kind");
+      Set.of("apptrace.Copy.src_kind", "apptrace.Copy.dst_kind", "apptrace.Memset.kind",
+          "apptrace.GpuActivity.estimated_occupancy_pct", "apptrace.GpuActivity.blocks_per_sm",
+          "apptrace.GpuActivity.warps_per_sm");
 
   @Test
   void everyEncodedMessageDecodesFieldByField() throws Exception {

@@ -44,16 +44,25 @@ class GraphEventTest {
             s.depth()}).containsExactly(31, 32, 33, 3, 34, 35, 36, 37));
     KernelLaunch l = KernelLaunch.newBuilder().setKernelId(41).setGridX(42).setGridY(43).setGridZ(44).setBlockX(45)
         .setBlockY(46).setBlockZ(47).setStream(48).setArgs(ByteString.copyFrom(new byte[] {1, 2, 3})).setDevice(-1)
-        .build();
+        .setSharedMemBytes(49).build();
     assertThat(GraphEvent.of(1, 2, 0, call().setLaunch(l).build())).isInstanceOfSatisfying(
         GraphEvent.LaunchCall.class, k -> {
           assertThat(new long[] {k.kernelId(), k.gridX(), k.gridY(), k.gridZ(), k.blockX(), k.blockY(), k.blockZ(),
-              k.stream(), k.device()}).containsExactly(41, 42, 43, 44, 45, 46, 47, 48, -1);
+              k.stream(), k.device(), k.sharedMemBytes()}).containsExactly(41, 42, 43, 44, 45, 46, 47, 48, -1, 49);
           assertThat(k.args()).containsExactly(1, 2, 3);
         });
     GpuActivity g = GpuActivity.newBuilder().setCorrelationId(51).setStartNs(52).setEndNs(53).build();
     assertThat(GraphEvent.of(1, 2, 0, Event.newBuilder().setGpu(g).build()))
-        .isEqualTo(new GraphEvent.GpuSpan(new GraphEvent.Call(1, 2, 0, "", 0, 0, 0, 0, 0), 51, 52, 53));
+        .isEqualTo(new GraphEvent.GpuSpan(new GraphEvent.Call(1, 2, 0, "", 0, 0, 0, 0, 0), 51, 52, 53, null));
+    GpuActivity kineto = g.toBuilder().setRegistersPerThread(48).setSharedMemPerBlockBytes(0)
+        .setEstimatedOccupancyPct(7f).setBlocksPerSm(1.185185f).setWarpsPerSm(4.740741f).build();
+    assertThat(GraphEvent.of(1, 2, 0, Event.newBuilder().setGpu(kineto).build())).isInstanceOfSatisfying(
+        GraphEvent.GpuSpan.class, s -> assertThat(s.resources())
+            .isEqualTo(new KernelResources(48, -1, -1, 0, 7f, 1.185185f, 4.740741f)));
+    GpuActivity cupti = g.toBuilder().setRegistersPerThread(40).setStaticSharedMemBytes(4096)
+        .setDynamicSharedMemBytes(1024).build();
+    assertThat(KernelResources.of(cupti)).isEqualTo(new KernelResources(40, 4096, 1024, 5120, Float.NaN, Float.NaN,
+        Float.NaN));
   }
 
   @Test

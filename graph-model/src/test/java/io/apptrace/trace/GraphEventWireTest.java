@@ -42,7 +42,8 @@ class GraphEventWireTest {
   static boolean same(GraphEvent a, GraphEvent b) {
     if (a instanceof GraphEvent.LaunchCall x && b instanceof GraphEvent.LaunchCall y) {
       return Arrays.equals(x.args(), y.args()) && new GraphEvent.LaunchCall(x.call(), x.kernelId(), x.gridX(),
-          x.gridY(), x.gridZ(), x.blockX(), x.blockY(), x.blockZ(), x.stream(), y.args(), x.device()).equals(y);
+          x.gridY(), x.gridZ(), x.blockX(), x.blockY(), x.blockZ(), x.stream(), y.args(), x.device(),
+          x.sharedMemBytes()).equals(y);
     }
     return a.equals(b);
   }

@@ -9,8 +9,12 @@ import io.apptrace.graph.ValueTable;
 import io.apptrace.node.TransferKind;
 import io.apptrace.proto.MemoryKind;
 import io.apptrace.trace.Direction;
+import io.apptrace.trace.KernelResources;
+import io.apptrace.trace.SourceGpu;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** Turns a trace's graph and call log into a {@link ReplayProgram}. */
 public final class ProgramBuilder {
@@ -63,7 +67,37 @@ public final class ProgramBuilder {
       }
     }
     return new ReplayProgram(out, log.streams(), threads, log.eventCount(), new ReplayProgram.Provenance(
-        g.header().getSimulatedDevice(), pinnedBytes, pinNs));
+        g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g));
+  }
+
+  /** The trace's GPUs by device index; the lowest pid's where processes differ. */
+  static Map<Integer, SourceGpu> sourceDevices(Dvdg g) {
+    Map<Integer, SourceGpu> out = new TreeMap<>();
+    for (Map<Integer, SourceGpu> byDevice : g.sourceGpus().values()) { // ascending pid
+      byDevice.forEach(out::putIfAbsent);
+    }
+    return out;
+  }
+
+  /** What the trace knows of kernel {@code op}'s launch. */
+  static ReplayProgram.LaunchFacts launchFacts(OperationTable ops, int op) {
+    int[] grid = ops.grid(op);
+    int[] block = ops.block(op);
+    long blocks = (long) grid[0] * grid[1] * grid[2];
+    int threads = block[0] * block[1] * block[2];
+    long dynamic = ops.launchSharedMemBytes(op);
+    KernelResources r = ops.resources(op);
+    if (r == null) {
+      // a launch alone says how much dynamic shared memory it asked for, not what the kernel declares
+      return new ReplayProgram.LaunchFacts(blocks, threads, 0, -1, dynamic, Double.NaN);
+    }
+    if (r.dynamicSharedMemBytes() >= 0) {
+      dynamic = r.dynamicSharedMemBytes();
+    } else if (r.sharedMemPerBlockBytes() >= 0) {
+      dynamic = -1; // a sum (Kineto): the launch's share of it is not known
+    }
+    return new ReplayProgram.LaunchFacts(blocks, threads, r.registersPerThread(),
+        Math.max(-1, r.sharedMemPerBlockBytes()), dynamic, r.estimatedOccupancyPct());
   }
 
   private static ReplayProgram.Op op(Dvdg g, OperationTable ops, ValueTable values, int op, int stream) {
@@ -92,7 +126,7 @@ public final class ProgramBuilder {
       int[] grid = ops.grid(op);
       long blocks = (long) grid[0] * grid[1] * grid[2];
       return new ReplayProgram.Op(op, ReplayProgram.Kind.KERNEL, ops.name(op), stream, ops.device(op), -1, null, 0, -1,
-          ms, me, touched, mappedRead, mappedWrite, blocks, false);
+          ms, me, touched, mappedRead, mappedWrite, blocks, false, launchFacts(ops, op));
     }
     if (k == OpKind.MEMSET) {
       return new ReplayProgram.Op(op, ReplayProgram.Kind.MEMSET, ops.name(op), stream, ops.device(op), -1, null,

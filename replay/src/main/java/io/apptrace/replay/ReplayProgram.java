@@ -2,8 +2,13 @@ package io.apptrace.replay;
 
 import io.apptrace.graph.CallLog;
 import io.apptrace.node.TransferKind;
+import io.apptrace.trace.SourceGpu;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * What a replay runs, independent of any node: the operations (copies, memsets, kernels) with
@@ -34,16 +39,64 @@ public final class ReplayProgram {
    * @param mappedWriteBytes bytes it writes there
    * @param blocks a kernel's thread blocks (grid x * y * z), 0 when unknown
    * @param synchronous the call returns only when the operation is done (cudaMemcpy)
+   * @param launch what the trace knows of a kernel's launch ({@link LaunchFacts#UNKNOWN} for
+   *     copies and memsets, and for kernels of programs built without it)
    */
   public record Op(int id, Kind kind, String name, int stream, int device, int peerDevice, TransferKind transfer,
       long bytes, int numa, long measuredStartNs, long measuredEndNs, double touchedBytes, double mappedReadBytes,
-      double mappedWriteBytes, long blocks, boolean synchronous) {
+      double mappedWriteBytes, long blocks, boolean synchronous, LaunchFacts launch) {
+    public Op {
+      Objects.requireNonNull(launch, "launch");
+    }
+
+    /** An operation whose launch facts are not known. */
+    public Op(int id, Kind kind, String name, int stream, int device, int peerDevice, TransferKind transfer,
+        long bytes, int numa, long measuredStartNs, long measuredEndNs, double touchedBytes, double mappedReadBytes,
+        double mappedWriteBytes, long blocks, boolean synchronous) {
+      this(id, kind, name, stream, device, peerDevice, transfer, bytes, numa, measuredStartNs, measuredEndNs,
+          touchedBytes, mappedReadBytes, mappedWriteBytes, blocks, synchronous, LaunchFacts.UNKNOWN);
+    }
+
     public boolean measured() {
       return measuredStartNs >= 0 && measuredEndNs >= measuredStartNs;
     }
 
     public long measuredDurationNs() {
       return measured() ? measuredEndNs - measuredStartNs : -1;
+    }
+  }
+
+  /**
+   * What a trace knows of a kernel's launch: the inputs of an occupancy and wave count on another
+   * GPU (a kernel model's; the replay itself does not use them yet). What the trace does not know
+   * is 0, -1 for shared memory (0 bytes is a size), NaN for the occupancy.
+   *
+   * @param blocks thread blocks (grid x * y * z)
+   * @param threadsPerBlock threads per block (block x * y * z)
+   * @param registersPerThread as the profiler, or CUPTI in a capture, recorded them
+   * @param sharedMemPerBlockBytes static and dynamic shared memory per block, bytes
+   * @param dynamicSharedMemBytes the dynamic shared memory the launch asked for, bytes (captures
+   *     and imports that give it apart; -1 when not known apart)
+   * @param estimatedOccupancyPct the occupancy Kineto estimated on the trace's GPU (its "est.
+   *     achieved occupancy %": the occupancy calculator's, not a hardware counter), percent
+   */
+  public record LaunchFacts(long blocks, int threadsPerBlock, int registersPerThread, long sharedMemPerBlockBytes,
+      long dynamicSharedMemBytes, double estimatedOccupancyPct) {
+    /** Nothing known. */
+    public static final LaunchFacts UNKNOWN = new LaunchFacts(0, 0, 0, -1, -1, Double.NaN);
+
+    public LaunchFacts {
+      if (blocks < 0 || threadsPerBlock < 0 || registersPerThread < 0 || sharedMemPerBlockBytes < -1
+          || dynamicSharedMemBytes < -1) {
+        throw new IllegalArgumentException("negative launch facts: blocks " + blocks + ", threads per block "
+            + threadsPerBlock + ", registers " + registersPerThread + ", shared memory " + sharedMemPerBlockBytes
+            + ", dynamic shared memory " + dynamicSharedMemBytes);
+      }
+    }
+
+    /** Whether the trace knows the launch's registers per thread and shared memory per block. */
+    public boolean knowsResources() {
+      return registersPerThread > 0 && sharedMemPerBlockBytes >= 0;
     }
   }
 
@@ -78,6 +131,7 @@ public final class ReplayProgram {
   private final List<Thread> threads;
   private final int events;
   private final Provenance provenance;
+  private final Map<Integer, SourceGpu> sourceDevices;
 
   public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events) {
     this(ops, streams, threads, events, Provenance.NONE);
@@ -85,7 +139,17 @@ public final class ReplayProgram {
 
   public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events,
       Provenance provenance) {
-    this.provenance = provenance;
+    this(ops, streams, threads, events, provenance, Map.of());
+  }
+
+  /**
+   * @param sourceDevices the GPUs the trace was taken on, by trace device index (see
+   *     {@link #sourceDevices()})
+   */
+  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events,
+      Provenance provenance, Map<Integer, SourceGpu> sourceDevices) {
+    this.provenance = Objects.requireNonNull(provenance, "provenance");
+    this.sourceDevices = Collections.unmodifiableMap(new TreeMap<>(sourceDevices));
     this.ops = List.copyOf(ops);
     this.streams = List.copyOf(streams);
     this.threads = List.copyOf(threads);
@@ -115,6 +179,17 @@ public final class ReplayProgram {
 
   public Provenance provenance() {
     return provenance;
+  }
+
+  /**
+   * The GPUs the trace was taken on, as it records them (the CUDA runtime's answer in a capture,
+   * the profiler's device table in an import), by trace device index, ascending; empty when the
+   * trace records none (captures made before traces recorded devices, Kineto traces without
+   * "deviceProperties"). Where processes of the trace describe one index differently (processes
+   * on different hosts), the lowest pid's description is the one here.
+   */
+  public Map<Integer, SourceGpu> sourceDevices() {
+    return sourceDevices;
   }
 
   /** The trace devices the program uses. */
