@@ -301,7 +301,8 @@ static uint64_t exec_op(sim_stream *s, sim_op *op) {
     }
 }
 
-/* Host functions run on the worker without the lock; their simulated duration is their real one. */
+/* Host functions run on the worker without the lock; their simulated duration is their real one, and
+   they end no earlier than they really return. */
 static uint64_t exec_host_fn(sim_stream *s, sim_op *op) {
     uint64_t start = op_start(s, op);
     resolve_dependents(s, start);
@@ -316,11 +317,15 @@ static uint64_t exec_host_fn(sim_stream *s, sim_op *op) {
     else
         op->host_fn(op->user);
     sim_in_callback = false;
-    uint64_t took = sim_now_ns() - t0;
+    uint64_t returned = sim_now_ns();
     pthread_mutex_lock(&sim_sched_lock);
     op->running = false;
-    note_end(s, start + took);
-    return start + took;
+    /* Nothing behind it on the stream runs before the function returns: when the worker took it up
+       late (simulated time behind the host's), its end is the real return, not start + its run time,
+       or work the host issued while it ran would be timed from its own submission instead. */
+    uint64_t end = sim_max_u64(start + (returned - t0), returned);
+    note_end(s, end);
+    return end;
 }
 
 /* Releases what an executed op holds and tells its synchronous caller. */
