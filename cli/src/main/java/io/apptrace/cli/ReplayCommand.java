@@ -92,13 +92,18 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--map", paramLabel = "gpuN=gpuM", description = "Run the trace's device N on the node's GPU M.")
   List<String> maps = new ArrayList<>();
 
-  @Option(names = "--kernel-policy", paramLabel = "P", description = "How measured kernel times carry over:"
-      + " measured (default), scale-bandwidth or scale-flops (by the ratio of the GPUs' memory bandwidth or peak"
-      + " FLOP/s; needs --source-node).")
-  String kernelPolicy = "measured";
+  @Option(names = "--kernel-policy", paramLabel = "P", description = "How measured kernel times carry over to a"
+      + " node whose GPU is not the trace's: model (default: the cross-GPU kernel model, docs/COST-MODEL.md), keep"
+      + " (the measured times), scale-bandwidth or scale-flops (by the ratio of the GPUs' memory bandwidth or peak"
+      + " FLOP/s; need --source-node).")
+  String kernelPolicy = "model";
 
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
   String sourceNode;
+
+  @Option(names = "--source-gpu", paramLabel = "NAME", description = "The GPU the trace's kernels were measured on,"
+      + " as the GPU catalogue names it ('apptrace gpus'), for a trace that does not say.")
+  String sourceGpu;
 
   @Option(names = "--setting", paramLabel = "S", description = "measured (default: measured curves win where the"
       + " node has them) or datasheet (the default with --reference-node: the projection of Abdelhafez et al. 2019).")
@@ -276,12 +281,12 @@ final class ReplayCommand implements Callable<Integer> {
       default -> throw new UserException("--setting '" + setting + "': use measured or datasheet", ExitCodes.BAD_USAGE);
     };
     KernelModel.Policy policy = KernelModel.Policy.of(kernelPolicy).filter(p -> p != KernelModel.Policy.ROOFLINE)
-        .orElseThrow(() -> new UserException("--kernel-policy '" + kernelPolicy + "': use measured, scale-bandwidth or"
-            + " scale-flops", ExitCodes.BAD_USAGE));
+        .orElseThrow(() -> new UserException("--kernel-policy '" + kernelPolicy + "': use model, keep,"
+            + " scale-bandwidth or scale-flops", ExitCodes.BAD_USAGE));
     Optional<Node> source = Optional.empty();
     if (sourceNode != null) {
       source = Optional.of(node(sourceNode, List.of()));
-    } else if (policy != KernelModel.Policy.MEASURED) {
+    } else if (policy == KernelModel.Policy.SCALE_BANDWIDTH || policy == KernelModel.Policy.SCALE_FLOPS) {
       throw new UserException("--kernel-policy " + kernelPolicy + " scales from the node the trace was taken on: give"
           + " it with --source-node", ExitCodes.BAD_USAGE);
     }
@@ -296,8 +301,16 @@ final class ReplayCommand implements Callable<Integer> {
     if (keepMeasured && keepDurations) {
       throw new UserException("--keep-measured and --keep-measured-durations: give one", ExitCodes.BAD_USAGE);
     }
+    Optional<io.apptrace.node.GpuSpec> gpu = Optional.empty();
+    if (sourceGpu != null) {
+      try {
+        gpu = Optional.of(io.apptrace.node.GpuCatalogue.bundled().resolve(sourceGpu));
+      } catch (io.apptrace.node.NodeFileException e) {
+        throw new UserException("--source-gpu: " + e.getMessage());
+      }
+    }
     return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
-        !keepDurations);
+        !keepDurations, gpu);
   }
 
 

@@ -11,8 +11,13 @@ import java.util.OptionalDouble;
 public final class KernelModel {
   /** How to project a kernel's time (chosen with a flag). */
   public enum Policy {
+    /**
+     * The cross-GPU kernel model on a GPU other than the trace's (the default; io.apptrace.kernel,
+     * docs/COST-MODEL.md "Kernels on another GPU").
+     */
+    MODEL("model"),
     /** Keep the measured time. */
-    MEASURED("measured"),
+    MEASURED("keep"),
     /** Scale the measured time by the ratio of the GPUs' memory bandwidths (memory-bound kernels). */
     SCALE_BANDWIDTH("scale-bandwidth"),
     /** Scale the measured time by the ratio of the GPUs' peak FLOP/s (compute-bound kernels). */
@@ -31,6 +36,9 @@ public final class KernelModel {
     }
 
     public static Optional<Policy> of(String key) {
+      if ("measured".equals(key)) {
+        return Optional.of(MEASURED); // the name before the kernel model: still accepted
+      }
       for (Policy p : values()) {
         if (p.key.equals(key)) {
           return Optional.of(p);

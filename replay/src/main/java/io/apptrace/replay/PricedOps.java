@@ -30,6 +30,7 @@ final class PricedOps {
   private final Links links;
   private final OpTable t;
   private final List<String> notes = new ArrayList<>();
+  private final KernelRetiming retiming;
   private int lowerBoundKernels;
   /** A copy's pricing, the same for every copy of the same kind, size and ends. */
   private final Map<CopyKey, Priced> priced = new HashMap<>();
@@ -53,9 +54,11 @@ final class PricedOps {
     this.topology = model.topology();
     this.links = links;
     this.t = t;
+    this.retiming = new KernelRetiming(program, node, o);
     for (int i = 0; i < t.size; i++) {
       price(i);
     }
+    notes.addAll(retiming.notes());
     if (lowerBoundKernels > 0) {
       notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
           + " memory bandwidth + launch overhead (docs/COST-MODEL.md), not a measurement");
@@ -110,14 +113,21 @@ final class PricedOps {
       return op.measuredDurationNs();
     }
     t.modelled[i] = true;
-    OptionalDouble measured = op.measured() ? OptionalDouble.of(op.measuredDurationNs() * 1e-9) : OptionalDouble.empty();
-    Optional<Node.Gpu> from = o.sourceNode().flatMap(s -> s.gpu(Math.max(0, Math.min(op.device(), s.gpus().size() - 1))));
-    KernelModel.KernelEstimate k = KernelModel.estimate(o.kernelPolicy(), measured, from, g, OptionalDouble.empty(),
-        op.touchedBytes(), "fp32");
-    double ns = k.seconds() * 1e9;
-    if (k.lowerBound()) {
-      t.lowerBound[i] = true;
-      lowerBoundKernels++;
+    double ns;
+    if (op.measured() && retiming.active()) {
+      ns = retiming.ns(op, g).orElse(op.measuredDurationNs());
+    } else {
+      OptionalDouble measured = op.measured() ? OptionalDouble.of(op.measuredDurationNs() * 1e-9)
+          : OptionalDouble.empty();
+      Optional<Node.Gpu> from = o.sourceNode().flatMap(s -> s.gpu(Math.max(0, Math.min(op.device(),
+          s.gpus().size() - 1))));
+      KernelModel.KernelEstimate k = KernelModel.estimate(o.kernelPolicy(), measured, from, g, OptionalDouble.empty(),
+          op.touchedBytes(), "fp32");
+      ns = k.seconds() * 1e9;
+      if (k.lowerBound()) {
+        t.lowerBound[i] = true;
+        lowerBoundKernels++;
+      }
     }
     if (op.mappedReadBytes() > 0 || op.mappedWriteBytes() > 0) {
       // zero-copy (van Werkhoven et al. 2014, eq. 6): the kernel streams its host data over the link while it computes

@@ -2,6 +2,7 @@ package io.apptrace.replay;
 
 import io.apptrace.cost.KernelModel;
 import io.apptrace.cost.TransferModel;
+import io.apptrace.node.GpuSpec;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import java.util.Map;
@@ -38,42 +39,49 @@ public final class Replayer {
    * @param keepDelays with {@code keepMeasured}: each operation also starts as long after it could
    *     have as it did in the trace (its measured dispatch delay: launch latency, a pageable copy's
    *     staging, dependencies the trace does not record)
+   * @param sourceGpu the GPU the trace's kernels were measured on, when the user names it (else the
+   *     trace's own record of its GPUs, else {@code sourceNode}'s)
    */
   public record Options(boolean keepMeasured, KernelModel.Policy kernelPolicy, Optional<Node> sourceNode,
       double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples,
-      boolean keepDelays) {
+      boolean keepDelays, Optional<GpuSpec> sourceGpu) {
     public Options {
       deviceMap = Map.copyOf(deviceMap);
     }
 
     public static Options defaults() {
-      return new Options(false, KernelModel.Policy.MEASURED, Optional.empty(), 1.0, Map.of(),
-          TransferModel.Setting.MEASURED, true, true);
+      return new Options(false, KernelModel.Policy.MODEL, Optional.empty(), 1.0, Map.of(),
+          TransferModel.Setting.MEASURED, true, true, Optional.empty());
     }
 
     public Options withKeepMeasured(boolean k) {
-      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays);
+      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu);
     }
 
     /** Keeps measured durations but not measured dispatch delays (--keep-measured=durations). */
     public Options withKeepDelays(boolean d) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu);
     }
 
     public Options withScaleKernels(double f) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu);
     }
 
     public Options withDeviceMap(Map<Integer, Integer> m) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu);
     }
 
     public Options withKernelPolicy(KernelModel.Policy p, Optional<Node> source) {
-      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays);
+      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu);
+    }
+
+    public Options withSourceGpu(Optional<GpuSpec> g) {
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
+          g);
     }
 
     public Options withSamples(boolean s) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu);
     }
   }
 

@@ -129,11 +129,20 @@ final class ProgramFixture {
     return call(t, CallLog.Type.HOST, ns, -1, -1, "cudaGetLastError");
   }
 
+  private final java.util.Map<Integer, io.apptrace.trace.SourceGpu> gpus = new java.util.HashMap<>();
+
+  /** The trace names device {@code device} as the GPU {@code name} (as a capture's or an import's record would). */
+  ProgramFixture gpu(int device, String name) {
+    gpus.put(device, new io.apptrace.trace.SourceGpu(device, name, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, "", io.apptrace.trace.SourceGpu.Source.CUDA_RUNTIME, 0));
+    return this;
+  }
+
   ReplayProgram build() {
     List<ReplayProgram.Thread> ts = new ArrayList<>();
     for (int t = 0; t < threads.size(); t++) {
       ts.add(new ReplayProgram.Thread(1, 100 + t, threads.get(t)));
     }
-    return new ReplayProgram(ops, streams, ts, events);
+    return new ReplayProgram(ops, streams, ts, events, ReplayProgram.Provenance.NONE, gpus);
   }
 }

@@ -120,9 +120,13 @@ class SourceDevicesProgramTest {
         .isEqualTo(new ReplayProgram.LaunchFacts(640, 128, 122, 12544, -1, 25.0)));
   }
 
-  /** The facts are carried, not used: a replay of the same program without them is the same. */
+  /**
+   * The facts change a replay only where the kernel model uses them: on the GPU the trace was
+   * taken on, or with {@code --kernel-policy keep}, a replay without them is the same; on another
+   * GPU the model re-times the kernels from them (and without the trace's GPU, it cannot).
+   */
   @Test
-  void carryingTheFactsChangesNoReplay() throws Exception {
+  void theFactsChangeAReplayOnlyThroughTheKernelModel() throws Exception {
     Path in = ImportedSelfCheckTest.realdata().resolve("hta-kineto-traces/a100_alexnet_trace.json.gz");
     assumeThat(Files.isRegularFile(in)).as("the real traces are in ../shared/realdata (absent here)").isTrue();
     Path out = tmp.resolve("alexnet.apptrace");
@@ -135,11 +139,17 @@ class SourceDevicesProgramTest {
         o.name(), o.stream(), o.device(), o.peerDevice(), o.transfer(), o.bytes(), o.numa(), o.measuredStartNs(),
         o.measuredEndNs(), o.touchedBytes(), o.mappedReadBytes(), o.mappedWriteBytes(), o.blocks(), o.synchronous()))
         .toList(), with.streams(), with.threads(), with.events(), with.provenance());
+    Replayer.Options o = Replayer.Options.defaults().withSamples(false);
+    Replayer.Options keep = o.withKernelPolicy(io.apptrace.cost.KernelModel.Policy.MEASURED, java.util.Optional.empty());
     for (String node : new String[] {"a100-pg509", "dgx1-v100"}) {
-      Replayer.Options o = Replayer.Options.defaults().withSamples(false);
-      ReplayResult a = Replayer.replay(with, NodeLoader.bundled(node).orElseThrow(), o);
-      ReplayResult b = Replayer.replay(without, NodeLoader.bundled(node).orElseThrow(), o);
-      assertThat(a.makespanNs()).as(node).isEqualTo(b.makespanNs());
+      ReplayResult a = Replayer.replay(with, NodeLoader.bundled(node).orElseThrow(), keep);
+      ReplayResult b = Replayer.replay(without, NodeLoader.bundled(node).orElseThrow(), keep);
+      assertThat(a.makespanNs()).as(node + ", kept").isEqualTo(b.makespanNs());
     }
+    var same = NodeLoader.bundled("a100-pg509").orElseThrow();
+    assertThat(Replayer.replay(with, same, o).makespanNs()).isEqualTo(Replayer.replay(with, same, keep).makespanNs());
+    var v100 = NodeLoader.bundled("dgx1-v100").orElseThrow();
+    assertThat(Replayer.replay(with, v100, o).makespanNs()).as("re-timed for the V100")
+        .isNotEqualTo(Replayer.replay(with, v100, keep).makespanNs());
   }
 }
