@@ -16,6 +16,7 @@ import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
+import io.apptrace.replay.RegionOfInterest;
 import io.apptrace.replay.ReplayException;
 import io.apptrace.replay.ReplayJson;
 import io.apptrace.replay.ReplayProgram;
@@ -98,6 +99,27 @@ final class ReplayCommand implements Callable<Integer> {
       + " FLOP/s; need --source-node).")
   String kernelPolicy = "model";
 
+  @Option(names = "--call-costs", paramLabel = "C", description = "The CUDA calls' own durations: auto (default:"
+      + " the node's host-overhead model for a trace from the simulated device, the measured durations otherwise),"
+      + " model or measured (docs/REPLAY.md, \"CUDA calls\").")
+  String callCosts = "auto";
+
+  @Option(names = "--roi", paramLabel = "NAME", description = "Project only the range NAME (an NVTX range, a"
+      + " profiler range, an imported annotation): every instance of it, or NAME#k the k-th (from 1).")
+  String roi;
+
+  @Option(names = "--roi-from", paramLabel = "CALL", description = "Project from the entry of the call or the time"
+      + " of the mark named CALL (CALL#k: its k-th, from 1).")
+  String roiFrom;
+
+  @Option(names = "--roi-to", paramLabel = "CALL", description = "Project up to the end of the call or the time of"
+      + " the mark named CALL (CALL#k: its k-th, from 1).")
+  String roiTo;
+
+  @Option(names = "--skip-setup", description = "Project from the first copy, memset or kernel on: leave out the"
+      + " set-up before it.")
+  boolean skipSetup;
+
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
   String sourceNode;
 
@@ -146,6 +168,13 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
+    Optional<String> region = Optional.empty();
+    Optional<RegionOfInterest> roiCut = region(program);
+    if (roiCut.isPresent()) {
+      ReplayProgram cut = roiCut.get().cut(program);
+      region = Optional.of(roiCut.get().summary(program, cut));
+      program = cut;
+    }
     List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program)
         : new ArrayList<>();
     List<ReplayResult> results = new ArrayList<>();
@@ -175,10 +204,12 @@ final class ReplayCommand implements Callable<Integer> {
     PrintWriter out = exportToStdout ? spec.commandLine().getErr() : stdout;
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
+      region.ifPresent(r -> root.put("region", r));
       referenceJson(root, ref, fallbacks);
       failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
+      region.ifPresent(out::println);
       new ReplayText(out).report(results, file.toString(), referenceLines(ref, targets, fallbacks));
       for (String f : failed) {
         out.println();
@@ -198,6 +229,29 @@ final class ReplayCommand implements Callable<Integer> {
       return ExitCodes.BAD_INPUT;
     }
     return ExitCodes.OK;
+  }
+
+  /** The region of interest the options name, if any. */
+  private Optional<RegionOfInterest> region(ReplayProgram program) {
+    int given = (roi != null ? 1 : 0) + (roiFrom != null || roiTo != null ? 1 : 0) + (skipSetup ? 1 : 0);
+    if (given > 1) {
+      throw new UserException("--roi, --roi-from/--roi-to and --skip-setup each name a region: give one",
+          ExitCodes.BAD_USAGE);
+    }
+    try {
+      if (roi != null) {
+        return Optional.of(RegionOfInterest.range(program, roi));
+      }
+      if (roiFrom != null || roiTo != null) {
+        return Optional.of(RegionOfInterest.between(program, roiFrom, roiTo));
+      }
+      if (skipSetup) {
+        return Optional.of(RegionOfInterest.skipSetup(program));
+      }
+    } catch (RegionOfInterest.NotFound e) {
+      throw new UserException(e.getMessage());
+    }
+    return Optional.empty();
   }
 
   private static Node node(String n, List<NodeOverride> overrides) {
@@ -309,8 +363,10 @@ final class ReplayCommand implements Callable<Integer> {
         throw new UserException("--source-gpu: " + e.getMessage());
       }
     }
+    io.apptrace.replay.CallCosts.Policy costs = io.apptrace.replay.CallCosts.Policy.of(callCosts).orElseThrow(
+        () -> new UserException("--call-costs: '" + callCosts + "' is not auto, model or measured", ExitCodes.BAD_USAGE));
     return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
-        !keepDurations, gpu);
+        !keepDurations, gpu, costs);
   }
 
 

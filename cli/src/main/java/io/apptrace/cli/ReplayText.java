@@ -50,9 +50,9 @@ final class ReplayText {
       }
       Map<String, Double> b = ReplayReport.orderedBreakdown(r);
       StringBuilder line = new StringBuilder("  along the critical path:");
-      for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+      for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
         double v = b.get(k);
-        line.append(String.format(Locale.ROOT, " %s %s (%.0f%%),", k, Units.time(v * 1e-9),
+        line.append(String.format(Locale.ROOT, " %s %s (%.0f%%),", label(k), Units.time(v * 1e-9),
             100 * v / Math.max(1.0, r.makespanNs())));
       }
       line.setLength(line.length() - 1);
@@ -103,18 +103,27 @@ final class ReplayText {
     }
   }
 
+  /** How the per-node breakdown line names a class. */
+  private static String label(String klass) {
+    return switch (klass) {
+      case "calls" -> "CUDA calls";
+      case "host" -> "host compute";
+      default -> klass;
+    };
+  }
+
   /** The table of makespans and breakdowns, with each node's speedup over the first. */
   void comparison(List<ReplayResult> results) {
     {
       ReplayResult first = results.get(0);
-      out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %10s%n", "node", "makespan", "kernels", "copies", "host",
-          "idle", "speedup");
+      out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %12s %10s%n", "node", "makespan", "kernels", "copies",
+          "cuda calls", "host", "idle", "speedup");
       for (ReplayResult r : results) {
         Map<String, Double> b = r.breakdown();
-        out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %9.2fx%n", r.node().name(),
+        out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %12s %9.2fx%n", r.node().name(),
             Units.time(r.makespanNs() * 1e-9), Units.time(b.get("kernels") * 1e-9),
-            Units.time(b.get("copies") * 1e-9), Units.time(b.get("host") * 1e-9), Units.time(b.get("idle") * 1e-9),
-            first.makespanNs() / Math.max(1.0, r.makespanNs()));
+            Units.time(b.get("copies") * 1e-9), Units.time(b.get("calls") * 1e-9), Units.time(b.get("host") * 1e-9),
+            Units.time(b.get("idle") * 1e-9), first.makespanNs() / Math.max(1.0, r.makespanNs()));
       }
       out.println("(speedup over " + first.node().name() + ")");
     }

@@ -2,8 +2,15 @@ package io.apptrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,8 +38,47 @@ class DemoCommandTest {
         .containsPattern("\\d+ values in \\d+ allocations").contains("races: 0");
     assertThat(Files.isRegularFile(tmp.resolve("pipeline.graphml"))).isTrue();
     // the replay on two nodes, with the canonical pipeline's stream-count advice
-    assertThat(r.out()).contains("replaying it on two bundled nodes, ac922 and dgx1").contains("(speedup over ac922)")
+    assertThat(r.out()).contains("on two bundled nodes, ac922 and dgx1").contains("(speedup over ac922)")
+        .contains("region of interest: from 'cudaEventRecord#1' to 'cudaEventSynchronize'")
         .contains("advice on ac922: copy/compute pipeline on gpu0 over 4 streams");
     assertThat(Files.isRegularFile(tmp.resolve("pipeline-replay.json"))).isTrue();
+  }
+
+  /**
+   * Five captures of the demo program, on a machine whose host times vary from one capture to the
+   * next, project within 3% of each other on every bundled node, and the projection of the pipeline
+   * is its copies and kernels, not set-up (docs/REPLAY.md, "CUDA calls" and "Regions of interest").
+   */
+  @Test
+  void fiveCapturesOfTheDemoProjectAlikeOnEveryBundledNode() throws Exception {
+    assertThat(Cli.run("demo", "--dir", tmp.toString()).exit()).isZero();
+    List<Path> traces = new ArrayList<>(List.of(tmp.resolve("pipeline.apptrace")));
+    for (int i = 1; i < 5; i++) {
+      Path t = tmp.resolve("again" + i + ".apptrace");
+      Cli c = Cli.run("run", "--sim", "-q", "-o", t.toString(), "--", tmp.resolve("pipeline").toString());
+      assertThat(c.exit()).as(c.err()).isZero();
+      traces.add(t);
+    }
+    List<String> nodes = io.apptrace.node.BundledNodes.names();
+    Map<String, List<Double>> makespans = new TreeMap<>();
+    ObjectMapper json = new ObjectMapper();
+    for (Path t : traces) {
+      List<String> args = new ArrayList<>(List.of("replay", t.toString(), "--roi-from", DemoCommand.ROI_FROM,
+          "--roi-to", DemoCommand.ROI_TO, "--json"));
+      nodes.forEach(n -> args.addAll(List.of("--node", n)));
+      Cli r = Cli.run(args.toArray(String[]::new));
+      assertThat(r.exit()).as(r.err()).isZero();
+      for (JsonNode n : json.readTree(r.out()).path("nodes")) {
+        double makespan = n.path("makespan_ns").asDouble();
+        makespans.computeIfAbsent(n.path("node").asText(), k -> new ArrayList<>()).add(makespan);
+        JsonNode b = n.path("breakdown_ns");
+        double gpu = b.path("copies").asDouble() + b.path("kernels").asDouble() + b.path("memsets").asDouble();
+        assertThat(gpu / makespan).as("GPU work's share of the pipeline on %s", n.path("node").asText())
+            .isGreaterThan(0.75);
+      }
+    }
+    assertThat(makespans.keySet()).containsExactlyInAnyOrderElementsOf(nodes);
+    makespans.forEach((node, m) -> assertThat(Collections.max(m) / Collections.min(m)).as("%s: %s", node, m)
+        .isLessThanOrEqualTo(1.03));
   }
 }

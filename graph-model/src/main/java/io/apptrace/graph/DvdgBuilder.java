@@ -346,6 +346,9 @@ public final class DvdgBuilder {
   }
 
   /** Notes an API call in the call log: what it issued, waited for or recorded. */
+  /** The bytes the last free released (for the call log: a host-overhead model prices unpinning per MiB). */
+  private long lastFreedBytes;
+
   private void logCall(Proc p, GraphEvent ev, int opsBefore) {
     GraphEvent.Call c = ev.call();
     if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
@@ -382,7 +385,13 @@ public final class DvdgBuilder {
       calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(c.pid(), c.tid()), -1, name);
       return;
     }
-    calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+    long size = 0;
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasAlloc()) {
+      size = o.record().event().getAlloc().getBytes();
+    } else if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasFree()) {
+      size = lastFreedBytes;
+    }
+    calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name, size);
   }
 
   /** Notes a synchronization call in the call log. */
@@ -473,7 +482,9 @@ public final class DvdgBuilder {
   private void free(Proc p, TraceRecord r, Event e) {
     long ptr = e.getFree().getPtr();
     MemoryKind kind = e.getFree().getKind();
-    if (ptr != 0 && p.spaces.remove(kind, ptr).isEmpty() && kind != MemoryKind.PAGEABLE
+    java.util.Optional<Allocation> freed = ptr == 0 ? java.util.Optional.empty() : p.spaces.remove(kind, ptr);
+    lastFreedBytes = freed.map(Allocation::bytes).orElse(0L);
+    if (ptr != 0 && freed.isEmpty() && kind != MemoryKind.PAGEABLE
         && kind != MemoryKind.ARRAY) {
       warnings.add("free of an unknown pointer", ApiNames.of(e) + "(0x" + Long.toHexString(ptr) + ")");
     }

@@ -41,7 +41,7 @@ public final class ProgramBuilder {
         opStream[log.a(c)] = log.b(c);
       }
       perThread.get(log.thread(c)).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
-          log.b(c), ops.nameOf(log.apiName(c))));
+          log.b(c), ops.nameOf(log.apiName(c)), log.bytes(c)));
     }
     List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
     for (int op = 0; op < ops.size(); op++) {
@@ -67,7 +67,8 @@ public final class ProgramBuilder {
       }
     }
     return new ReplayProgram(out, log.streams(), threads, log.eventCount(), new ReplayProgram.Provenance(
-        g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g));
+        g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g)).withAnnotations(log.ranges(),
+            log.marks());
   }
 
   /** The trace's GPUs by device index; the lowest pid's where processes differ. */

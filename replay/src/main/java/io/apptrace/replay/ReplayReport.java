@@ -289,7 +289,7 @@ public final class ReplayReport {
   /** The breakdown's classes, in report order, with the copies by kind after "copies". */
   public static Map<String, Double> orderedBreakdown(ReplayResult r) {
     Map<String, Double> out = new LinkedHashMap<>();
-    for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+    for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
       out.put(k, r.breakdown().getOrDefault(k, 0.0));
     }
     r.breakdown().forEach((k, v) -> {
