@@ -24,6 +24,9 @@
 #define PB_Event_call_site 5
 #define PB_Event_correlation_id 6
 #define PB_Event_api_name 7
+#define PB_Event_thread_cpu_ns 8
+#define PB_Event_thread_cpu_exit_ns 9
+#define PB_Event_collector_ns 50
 #define PB_Event_process_start 10
 #define PB_Event_thread_start 11
 #define PB_Event_modules 12

@@ -28,6 +28,9 @@ void enc_batch_head(pbw *out, uint32_t pid, uint32_t tid, uint64_t seq) {
 void enc_event_head_fields(pbw *out, const enc_event_head *h) {
     LOCAL_WRITER(out);
     enc_event_head_write(w, h->entry_ns, h->duration_ns, h->api, h->result, h->call_site, h->correlation_id);
+    pbw_u64(w, PB_Event_thread_cpu_ns, h->thread_cpu_ns);
+    pbw_u64(w, PB_Event_thread_cpu_exit_ns, h->thread_cpu_exit_ns);
+    pbw_u64(w, PB_Event_collector_ns, h->collector_ns);
     DONE(out);
 }
 

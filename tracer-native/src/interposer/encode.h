@@ -217,6 +217,7 @@ typedef struct {
     int api;
     int32_t result;
     uint64_t call_site, correlation_id;
+    uint64_t thread_cpu_ns, thread_cpu_exit_ns, collector_ns; /* 0: not read (see apptrace.proto) */
 } enc_event_head;
 
 void enc_event_head_fields(pbw *w, const enc_event_head *h);

@@ -26,7 +26,9 @@ static pbw w;
 static void head(void) {
     enc_event_head h = {.entry_ns = U(Event, entry_ns), .duration_ns = U(Event, duration_ns),
                         .api = U(Event, api), .result = I(Event, result),
-                        .call_site = U(Event, call_site), .correlation_id = U(Event, correlation_id)};
+                        .call_site = U(Event, call_site), .correlation_id = U(Event, correlation_id),
+                        .thread_cpu_ns = U(Event, thread_cpu_ns), .thread_cpu_exit_ns = U(Event, thread_cpu_exit_ns),
+                        .collector_ns = U(Event, collector_ns)};
     enc_event_head_fields(&w, &h);
 }
 

@@ -63,6 +63,9 @@ public final class CallLog {
   private final IntList b = new IntList();
   private final IntList apiName = new IntList();
   private final LongList bytes = new LongList();
+  private final LongList cpuEntry = new LongList();
+  private final LongList cpuExit = new LongList();
+  private final LongList collector = new LongList();
   private final List<Stream> streams = new ArrayList<>();
   private final List<Range> ranges = new ArrayList<>();
   private final List<Mark> marks = new ArrayList<>();
@@ -74,6 +77,9 @@ public final class CallLog {
 
   void add(int threadIndex, Type t, long entry, long duration, int argA, int argB, int name, long size) {
     bytes.add(size);
+    cpuEntry.add(0);
+    cpuExit.add(0);
+    collector.add(0);
     thread.add(threadIndex);
     type.add((byte) t.ordinal());
     entryNs.add(entry);
@@ -119,6 +125,32 @@ public final class CallLog {
     b.trim();
     apiName.trim();
     bytes.trim();
+    cpuEntry.trim();
+    cpuExit.trim();
+    collector.trim();
+  }
+
+  /** Sets the last call's thread CPU times (0: not read) and the collector's time before it. */
+  void cpuTimes(long entryNs, long exitNs, long collectorNs) {
+    int last = size() - 1;
+    cpuEntry.set(last, entryNs);
+    cpuExit.set(last, exitNs);
+    collector.set(last, collectorNs);
+  }
+
+  /** Wall time the collector spent on the thread between its previous call and this one, ns. */
+  public long collectorNs(int call) {
+    return collector.get(call);
+  }
+
+  /** The calling thread's CPU time at the call's entry, ns; 0 when the trace did not read it. */
+  public long cpuEntryNs(int call) {
+    return cpuEntry.get(call);
+  }
+
+  /** The calling thread's CPU time at the call's exit, ns; 0 when the trace did not read it. */
+  public long cpuExitNs(int call) {
+    return cpuExit.get(call);
   }
 
   /** Calls, all threads together in time order. */

@@ -350,6 +350,15 @@ public final class DvdgBuilder {
   private long lastFreedBytes;
 
   private void logCall(Proc p, GraphEvent ev, int opsBefore) {
+    int before = calls.size();
+    logCallBody(p, ev, opsBefore);
+    GraphEvent.Call c = ev.call();
+    if (calls.size() > before && (c.cpuEntryNs() != 0 || c.cpuExitNs() != 0 || c.collectorNs() != 0)) {
+      calls.cpuTimes(c.cpuEntryNs(), c.cpuExitNs(), c.collectorNs());
+    }
+  }
+
+  private void logCallBody(Proc p, GraphEvent ev, int opsBefore) {
     GraphEvent.Call c = ev.call();
     if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
       return; // not a runtime call (host allocations, process and thread records)

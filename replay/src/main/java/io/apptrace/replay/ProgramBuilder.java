@@ -35,13 +35,17 @@ public final class ProgramBuilder {
     for (int t = 0; t < ops.threadCount(); t++) {
       perThread.add(new ArrayList<>());
     }
+    OffCpuTime offCpu = new OffCpuTime(ops.threadCount());
     for (int c = 0; c < log.size(); c++) {
       CallLog.Type type = log.type(c);
       if (type == CallLog.Type.OP) {
         opStream[log.a(c)] = log.b(c);
       }
-      perThread.get(log.thread(c)).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
-          log.b(c), ops.nameOf(log.apiName(c)), log.bytes(c)));
+      int t = log.thread(c);
+      long off = offCpu.next(t, log.entryNs(c), log.durationNs(c), log.cpuEntryNs(c), log.cpuExitNs(c),
+          log.collectorNs(c));
+      perThread.get(t).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
+          log.b(c), ops.nameOf(log.apiName(c)), log.bytes(c), off));
     }
     List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
     for (int op = 0; op < ops.size(); op++) {
