@@ -180,11 +180,13 @@ final class ReplayCommand implements Callable<Integer> {
     List<ReplayResult> results = new ArrayList<>();
     List<String> failed = new ArrayList<>();
     List<Node> replayed = new ArrayList<>();
+    List<String> replayedSpecs = new ArrayList<>();
     for (int i = 0; i < targets.size(); i++) {
       Node n = targets.get(i);
       try {
         results.add(Replayer.replay(program, n, options.withSamples(timeline != null)));
         replayed.add(n);
+        replayedSpecs.add(nodes.get(i));
       } catch (ReplayException | NodeFileException e) {
         // one node that cannot run the program does not stop the others: its error stands in its place
         failed.add(n.name() + ": " + e.getMessage());
@@ -198,6 +200,7 @@ final class ReplayCommand implements Callable<Integer> {
           : "no node could replay the trace: " + String.join("; ", failed));
     }
     targets = replayed;
+    List<String> warnings = warnings(program, options, overrides, targets, replayedSpecs, results, ref.isPresent());
     PrintWriter stdout = spec.commandLine().getOut();
     ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w), stdout);
     ExportFile.write(timeline, o -> ChromeTrace.write(results, o), stdout);
@@ -205,6 +208,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
       region.ifPresent(r -> root.put("region", r));
+      warnings.forEach(root.withArray("warnings")::add);
       referenceJson(root, ref, fallbacks);
       failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
@@ -222,6 +226,11 @@ final class ReplayCommand implements Callable<Integer> {
       }
     }
     out.flush();
+    if (!warnings.isEmpty()) {
+      PrintWriter err = spec.commandLine().getErr();
+      warnings.forEach(w -> err.println("apptrace replay: warning: " + w));
+      err.flush();
+    }
     if (!failed.isEmpty()) {
       PrintWriter err = spec.commandLine().getErr();
       failed.forEach(f -> err.println("apptrace replay: " + f));
@@ -229,6 +238,26 @@ final class ReplayCommand implements Callable<Integer> {
       return ExitCodes.BAD_INPUT;
     }
     return ExitCodes.OK;
+  }
+
+  /** What in this replay's options changes nothing, said so (docs/REPLAY.md, "What-if"). */
+  private List<String> warnings(ReplayProgram program, Replayer.Options options, List<NodeOverride> overrides,
+      List<Node> targets, List<String> specs, List<ReplayResult> results, boolean reference) {
+    NoOpWarnings.Asked asked = new NoOpWarnings.Asked(keepMeasured || keepDurations, !"model".equals(kernelPolicy),
+        kernelPolicy, overrides, options.deviceMap());
+    List<String> out = new ArrayList<>(NoOpWarnings.before(program, asked, targets));
+    if (!overrides.isEmpty() && !reference) {
+      List<ReplayResult> without = new ArrayList<>();
+      for (String spec : specs) {
+        try {
+          without.add(Replayer.replay(program, node(spec, List.of()), options.withSamples(false)));
+        } catch (ReplayException | NodeFileException | UserException e) {
+          return out; // a node that is only replayable with the --sets: they changed something
+        }
+      }
+      out.addAll(NoOpWarnings.after(asked, results, without));
+    }
+    return out;
   }
 
   /** The region of interest the options name, if any. */

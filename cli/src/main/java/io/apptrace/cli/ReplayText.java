@@ -77,12 +77,21 @@ final class ReplayText {
         out.printf(Locale.ROOT, "    %12s - %-12s %-7s %s%n", Units.time(s.startNs() * 1e-9), Units.time(s.endNs() * 1e-9),
             s.what(), s.label());
       }
-      ReplayReport.timeline(r).ifPresent(te -> out.printf(Locale.ROOT,
+      io.apptrace.replay.SourceNodeMatch.Result source = io.apptrace.replay.SourceNodeMatch.of(r);
+      boolean other = source.verdict() == io.apptrace.replay.SourceNodeMatch.Verdict.OTHER;
+      Map<String, ReplayReport.ClassSpeedup> speedups = other ? ReplayReport.speedups(r) : Map.of();
+      if (!speedups.isEmpty()) {
+        out.println("  against the measured times (" + source.why() + ": a baseline, not a reference; no error"
+            + " table here):");
+        speedups.forEach((k, v) -> out.printf(Locale.ROOT, "    %-20s %6d ops  measured %s, projected %s: %.2fx%n", k,
+            v.operations(), Units.time(v.measuredNs() * 1e-9), Units.time(v.projectedNs() * 1e-9), v.speedup()));
+      }
+      (other ? java.util.Optional.<ReplayReport.TimelineError>empty() : ReplayReport.timeline(r)).ifPresent(te -> out.printf(Locale.ROOT,
           "  timeline against the measured one: operations start %s from their measured start on average"
               + " (%.3f%% of the measured makespan; worst %s), makespan %+.2f%%%n",
           Units.time(te.meanStartErrorNs() * 1e-9), te.meanStartErrorPct(), Units.time(te.maxStartErrorNs() * 1e-9),
           te.makespanErrorPct()));
-      Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
+      Map<String, ReplayReport.ClassError> errors = other ? Map.of() : ReplayReport.errors(r);
       if (!errors.isEmpty()) {
         out.println("  operation times against the measured ones (WMAPE / MAPE):");
         errors.forEach((k, e) -> out.printf(Locale.ROOT, "    %-20s %6d ops  %6.1f%% / %6.1f%%%s%n", k, e.model().count(),

@@ -46,8 +46,9 @@ class DemoCommandTest {
 
   /**
    * Five captures of the demo program, on a machine whose host times vary from one capture to the
-   * next, project within 3% of each other on every bundled node, and the projection of the pipeline
-   * is its copies and kernels, not set-up (docs/REPLAY.md, "CUDA calls" and "Regions of interest").
+   * next, project alike on every bundled node but for the program's own host compute, and the
+   * projection of the pipeline is its copies, kernels and their launches, not set-up (docs/REPLAY.md, "CUDA calls", "Host threads" and
+   * "Regions of interest"; docs/ACCURACY.md, "Captures on the simulated device").
    */
   @Test
   void fiveCapturesOfTheDemoProjectAlikeOnEveryBundledNode() throws Exception {
@@ -63,22 +64,36 @@ class DemoCommandTest {
     Map<String, List<Double>> makespans = new TreeMap<>();
     ObjectMapper json = new ObjectMapper();
     for (Path t : traces) {
-      List<String> args = new ArrayList<>(List.of("replay", t.toString(), "--roi-from", DemoCommand.ROI_FROM,
-          "--roi-to", DemoCommand.ROI_TO, "--json"));
-      nodes.forEach(n -> args.addAll(List.of("--node", n)));
-      Cli r = Cli.run(args.toArray(String[]::new));
-      assertThat(r.exit()).as(r.err()).isZero();
-      for (JsonNode n : json.readTree(r.out()).path("nodes")) {
-        double makespan = n.path("makespan_ns").asDouble();
-        makespans.computeIfAbsent(n.path("node").asText(), k -> new ArrayList<>()).add(makespan);
-        JsonNode b = n.path("breakdown_ns");
-        double gpu = b.path("copies").asDouble() + b.path("kernels").asDouble() + b.path("memsets").asDouble();
-        assertThat(gpu / makespan).as("GPU work's share of the pipeline on %s", n.path("node").asText())
-            .isGreaterThan(0.75);
+      // as projected: the capturing machine's set-up, pinning and call times are gone; what is left
+      // of its host time is the program's CPU time between calls, without the time the thread was
+      // off the CPU or in the collector (the gaps were 17 to 68 ms before, one stall of 29 ms)
+      JsonNode asIs = replay(json, t, nodes);
+      for (JsonNode n : asIs.path("nodes")) {
+        assertThat(n.path("critical_path").toString()).as(n.path("node").asText()).doesNotContain("cudaMallocHost")
+            .doesNotContain("cudaMalloc\"").doesNotContain("cudaStreamCreate").doesNotContain("cudaEventCreate");
+        assertThat(n.path("breakdown_ns").path("host").asDouble()).as(n.path("node").asText()).isLessThan(2e6);
+      }
+      // with the host's compute made negligible and what is left of it on the critical path set
+      // aside, everything else the projection holds (copies, kernels, the calls priced by the
+      // node's model) is the same from one capture to the next
+      List<String> fast = new ArrayList<>(List.of("--set", "cpu_speed_factor=100"));
+      for (JsonNode n : replay(json, t, nodes, fast.toArray(String[]::new)).path("nodes")) {
+        makespans.computeIfAbsent(n.path("node").asText(), k -> new ArrayList<>())
+            .add(n.path("makespan_ns").asDouble() - n.path("breakdown_ns").path("host").asDouble());
       }
     }
     assertThat(makespans.keySet()).containsExactlyInAnyOrderElementsOf(nodes);
     makespans.forEach((node, m) -> assertThat(Collections.max(m) / Collections.min(m)).as("%s: %s", node, m)
         .isLessThanOrEqualTo(1.03));
+  }
+
+  private static JsonNode replay(ObjectMapper json, Path trace, List<String> nodes, String... more) throws Exception {
+    List<String> args = new ArrayList<>(List.of("replay", trace.toString(), "--roi-from", DemoCommand.ROI_FROM,
+        "--roi-to", DemoCommand.ROI_TO, "--json"));
+    nodes.forEach(n -> args.addAll(List.of("--node", n)));
+    args.addAll(List.of(more));
+    Cli r = Cli.run(args.toArray(String[]::new));
+    assertThat(r.exit()).as(r.err()).isZero();
+    return json.readTree(r.out());
   }
 }

@@ -63,6 +63,7 @@ public final class CallCosts {
     this.node = node;
     this.model = node.hostOverheads();
     this.modelled = policy == Policy.MODEL || (policy == Policy.AUTO && p.provenance().simulated());
+    contexts.addAll(p.contextsBefore());
   }
 
   /** Whether the model prices the calls. */

@@ -235,7 +235,8 @@ final class HostThreads {
       return;
     }
     ReplayProgram.Call next = calls.get(cursor[i]);
-    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs())) / node.cpuSpeedFactor();
+    // host compute: the wall time between the calls less what the thread spent off the CPU
+    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs()) - next.offCpuNs()) / node.cpuSpeedFactor();
     queue.push(clock.at(gap), EventKind.CALL_STARTS, i);
   }
 }

@@ -200,7 +200,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         long shift = removedBefore(c.entryNs());
         int a = c.type() == CallLog.Type.OP ? newId[c.a()] : c.a();
         calls.add(new ReplayProgram.Call(c.type(), c.entryNs() - shift, c.durationNs(), a, c.b(), c.name(),
-            c.bytes()));
+            c.bytes(), c.offCpuNs()));
       }
       threads.add(new ReplayProgram.Thread(t.pid(), t.tid(), calls));
     }
@@ -217,8 +217,18 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         marks.add(new CallLog.Mark(m.thread(), m.name(), m.domain(), m.ns() - removedBefore(m.ns())));
       }
     }
+    java.util.Set<Integer> contexts = new java.util.HashSet<>(p.contextsBefore());
+    long start = windows.get(0)[0];
+    for (ReplayProgram.Thread t : p.threads()) {
+      for (ReplayProgram.Call c : t.calls()) {
+        if (c.entryNs() < start && (c.type() != CallLog.Type.HOST || io.apptrace.node.ApiClass.createsContext(c.name()))) {
+          contexts.add(t.pid()); // its context was created before the region
+          break;
+        }
+      }
+    }
     return new ReplayProgram(ops, p.streams(), threads, p.events(), p.provenance(), p.sourceDevices())
-        .withAnnotations(ranges, marks);
+        .withAnnotations(ranges, marks).withContextsBefore(contexts);
   }
 
   private Optional<long[]> inside(long ns) {

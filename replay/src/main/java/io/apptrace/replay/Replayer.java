@@ -108,6 +108,13 @@ public final class Replayer {
     return out;
   }
 
+  private static java.util.List<String> notes(java.util.List<String> a, java.util.List<String> b,
+      java.util.Optional<String> c) {
+    java.util.List<String> out = notes(a, b);
+    c.ifPresent(out::add);
+    return out;
+  }
+
   /**
    * Replays {@code p} on {@code node}.
    *
@@ -132,6 +139,6 @@ public final class Replayer {
     transfers.connect(lifecycle, hosts);
     long events = new ReplayLoop(clock, queue, links, hosts, lifecycle, transfers, engines, t).run();
     return ReplayResult.of(new Timeline(p, t, engines.names(), hosts.callBase, hosts.callStart, hosts.callEnd,
-        hosts.callEndCause, measured.dispatchDelay, links, notes(priced.notes(), costs.notes()), events), node, o);
+        hosts.callEndCause, measured.dispatchDelay, links, notes(priced.notes(), costs.notes(), OffCpuTime.note(p)), events), node, o);
   }
 }

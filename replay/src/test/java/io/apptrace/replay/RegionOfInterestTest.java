@@ -86,4 +86,20 @@ class RegionOfInterestTest {
         "--roi-to: 'go' is not after 'cudaStreamSynchronize#2' in the trace");
     assertThatThrownBy(() -> RegionOfInterest.range(p, "step#0")).hasMessageContaining("instances count from 1");
   }
+
+  @Test
+  void aRegionAfterTheContextWasCreatedDoesNotCreateItAgain() throws Exception {
+    ProgramFixture f = new ProgramFixture().simulated();
+    int s = f.blocking();
+    f.api(0, "cudaMalloc", 1_000, 1 << 20).host(0, 10 * MS); // creates the context
+    f.kernel(0, s, "k", 100_000);
+    f.syncStream(0, s);
+    ReplayProgram p = f.build();
+    Node n = NodeLoader.resolve("dgx1");
+    ReplayResult whole = Replayer.replay(p, n, Replayer.Options.defaults());
+    assertThat(whole.notes()).anyMatch(x -> x.contains("1 context creation(s)"));
+    ReplayResult part = Replayer.replay(RegionOfInterest.skipSetup(p).cut(p), n, Replayer.Options.defaults());
+    assertThat(part.notes()).noneMatch(x -> x.contains("context creation"));
+    assertThat(part.makespanNs()).isLessThan(1e6); // the kernel and its launch, not 234 ms of context creation
+  }
 }
