@@ -199,56 +199,7 @@ static nvtxRangeId_t start(nvtxDomainHandle_t d, const char *message, uint32_t c
     return id;
 }
 
-/* ---- the functions NVTX calls ---- */
-
-static void NVTX_API mark_ex(const nvtxEventAttributes_t *a) {
-    char buf[ENC_MAX_NAME + 1];
-    uint32_t cat;
-    const char *m = message_of(a, buf, sizeof buf, &cat);
-    record(PB_AnnotationKind_MARK, m, NULL, 0, 0, cat);
-}
-static void NVTX_API mark_a(const char *message) {
-    record(PB_AnnotationKind_MARK, message, NULL, 0, 0, 0);
-}
-static void NVTX_API mark_w(const wchar_t *message) {
-    char buf[ENC_MAX_NAME + 1];
-    utf8(message, buf, sizeof buf);
-    record(PB_AnnotationKind_MARK, buf, NULL, 0, 0, 0);
-}
-static nvtxRangeId_t NVTX_API range_start_ex(const nvtxEventAttributes_t *a) {
-    char buf[ENC_MAX_NAME + 1];
-    uint32_t cat;
-    const char *m = message_of(a, buf, sizeof buf, &cat);
-    return start(NULL, m, cat);
-}
-static nvtxRangeId_t NVTX_API range_start_a(const char *message) {
-    return start(NULL, message, 0);
-}
-static nvtxRangeId_t NVTX_API range_start_w(const wchar_t *message) {
-    char buf[ENC_MAX_NAME + 1];
-    utf8(message, buf, sizeof buf);
-    return start(NULL, buf, 0);
-}
-static void NVTX_API range_end(nvtxRangeId_t id) {
-    record(PB_AnnotationKind_RANGE_END, NULL, NULL, id, 0, 0);
-}
-static int NVTX_API range_push_ex(const nvtxEventAttributes_t *a) {
-    char buf[ENC_MAX_NAME + 1];
-    uint32_t cat;
-    const char *m = message_of(a, buf, sizeof buf, &cat);
-    return push(NULL, m, cat);
-}
-static int NVTX_API range_push_a(const char *message) {
-    return push(NULL, message, 0);
-}
-static int NVTX_API range_push_w(const wchar_t *message) {
-    char buf[ENC_MAX_NAME + 1];
-    utf8(message, buf, sizeof buf);
-    return push(NULL, buf, 0);
-}
-static int NVTX_API range_pop(void) {
-    return pop(NULL);
-}
+/* ---- the functions NVTX calls (the default domain's are the domain ones with a NULL domain) ---- */
 
 static void NVTX_API domain_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
     char buf[ENC_MAX_NAME + 1];
@@ -273,6 +224,46 @@ static int NVTX_API domain_range_push_ex(nvtxDomainHandle_t d, const nvtxEventAt
 }
 static int NVTX_API domain_range_pop(nvtxDomainHandle_t d) {
     return pop(d);
+}
+
+static void NVTX_API mark_ex(const nvtxEventAttributes_t *a) {
+    domain_mark_ex(NULL, a);
+}
+static void NVTX_API mark_a(const char *message) {
+    record(PB_AnnotationKind_MARK, message, NULL, 0, 0, 0);
+}
+static void NVTX_API mark_w(const wchar_t *message) {
+    char buf[ENC_MAX_NAME + 1];
+    utf8(message, buf, sizeof buf);
+    mark_a(buf);
+}
+static nvtxRangeId_t NVTX_API range_start_ex(const nvtxEventAttributes_t *a) {
+    return domain_range_start_ex(NULL, a);
+}
+static nvtxRangeId_t NVTX_API range_start_a(const char *message) {
+    return start(NULL, message, 0);
+}
+static nvtxRangeId_t NVTX_API range_start_w(const wchar_t *message) {
+    char buf[ENC_MAX_NAME + 1];
+    utf8(message, buf, sizeof buf);
+    return range_start_a(buf);
+}
+static void NVTX_API range_end(nvtxRangeId_t id) {
+    domain_range_end(NULL, id);
+}
+static int NVTX_API range_push_ex(const nvtxEventAttributes_t *a) {
+    return domain_range_push_ex(NULL, a);
+}
+static int NVTX_API range_push_a(const char *message) {
+    return push(NULL, message, 0);
+}
+static int NVTX_API range_push_w(const wchar_t *message) {
+    char buf[ENC_MAX_NAME + 1];
+    utf8(message, buf, sizeof buf);
+    return range_push_a(buf);
+}
+static int NVTX_API range_pop(void) {
+    return pop(NULL);
 }
 static nvtxStringHandle_t NVTX_API domain_register_string_a(nvtxDomainHandle_t d, const char *s) {
     (void)d;
