@@ -435,3 +435,16 @@ void enc_device_info_body(pbw *out, const enc_device_info *m) {
     pbw_end(w, b);
     DONE(out);
 }
+
+void enc_annotation_body(pbw *out, const enc_annotation *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_annotation);
+    U(w, Annotation, kind, m->kind);
+    S(w, Annotation, message, m->message, ENC_MAX_NAME);
+    S(w, Annotation, domain, m->domain, ENC_MAX_NAME);
+    U(w, Annotation, range_id, m->range_id);
+    Z(w, Annotation, level, m->level);
+    U(w, Annotation, category, m->category);
+    pbw_end(w, b);
+    DONE(out);
+}

@@ -201,6 +201,11 @@ int main(int argc, char **argv) {
         .query_error = I(DeviceInfo, query_error)};
     EVENT(enc_device_info_body(&w, &di));
 
+    enc_annotation an = {.kind = U(Annotation, kind), .message = S(Annotation, message),
+        .domain = S(Annotation, domain), .range_id = U(Annotation, range_id), .level = I(Annotation, level),
+        .category = U(Annotation, category)};
+    EVENT(enc_annotation_body(&w, &an));
+
     if (w.overflow) {
         fprintf(stderr, "encode_samples: buffer overflow\n");
         return 1;

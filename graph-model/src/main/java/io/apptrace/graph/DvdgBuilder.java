@@ -11,6 +11,7 @@ import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.Copies;
 import io.apptrace.trace.GraphEvent;
+import io.apptrace.trace.NvtxRanges;
 import io.apptrace.trace.KernelNames;
 import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.TimeOrderedReader;
@@ -171,10 +172,17 @@ public final class DvdgBuilder {
   /** The stream of the last operation begun (for the call log). */
   private HappensBefore.Stream lastOpStream;
 
-  /** Keeps every API call in a {@link CallLog} too (for the replay). */
+  /** The program's NVTX ranges and marks, and its profiler range, for the call log. */
+  private NvtxRanges nvtx;
+
+  /** Keeps every API call in a {@link CallLog} too (for the replay), with the ranges the program named. */
   public void recordCalls() {
     if (calls == null) {
       calls = new CallLog();
+      nvtx = new NvtxRanges(
+          r -> calls.addRange(new CallLog.Range(ops.threadId(r.pid(), r.tid()), r.name(), r.domain(), r.startNs(),
+              r.endNs())),
+          m -> calls.addMark(new CallLog.Mark(ops.threadId(m.pid(), m.tid()), m.name(), m.domain(), m.ns())));
     }
   }
 
@@ -307,6 +315,22 @@ public final class DvdgBuilder {
     }
     if (calls != null) {
       logCall(p, ev, opsBefore);
+      annotate(ev);
+    }
+  }
+
+  /** Hands the event to the NVTX ranges: an annotation, a profiler call, or the time a thread was last seen. */
+  private void annotate(GraphEvent ev) {
+    GraphEvent.Call c = ev.call();
+    if (ev instanceof GraphEvent.Other o && o.record().event().hasAnnotation()) {
+      nvtx.annotation(c.pid(), c.tid(), c.entryNs(), o.record().event().getAnnotation());
+      return;
+    }
+    int profiler = NvtxRanges.profilerCall(c.api(), c.otherName());
+    if (profiler != 0 && c.ok()) {
+      nvtx.profiler(c.pid(), c.tid(), c.entryNs(), c.exitNs(), profiler > 0);
+    } else {
+      nvtx.seen(c.pid(), c.tid(), c.exitNs());
     }
   }
 
@@ -876,6 +900,9 @@ public final class DvdgBuilder {
       throw new IllegalStateException("build() was already called");
     }
     built = true;
+    if (nvtx != null) {
+      nvtx.finish(); // before the operation table is finished: a range may name a thread of its own
+    }
     ops.finish();
     values.trim();
     Map<Integer, List<Module>> modules = new HashMap<>();
