@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The transfer kind a copy is priced as, from its direction and the memory kinds at its ends
- * (docs/COST-MODEL.md): page-locked host memory of any kind is priced as pinned, write-combined
- * memory apart, anything else as pageable.
+ * (docs/COST-MODEL.md, "Each kind of transfer"): page-locked host memory of any kind is priced as
+ * pinned, write-combined memory apart, anything else as pageable.
  */
 class CopyTransferTest {
   @Test
