@@ -2,7 +2,9 @@ package io.apptrace.capture;
 
 import io.apptrace.proto.SchemaVersion;
 import io.apptrace.proto.TraceHeader;
+import io.apptrace.symbols.ElfInfo;
 import io.apptrace.trace.TraceWriter;
+import io.apptrace.trace.Version;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
