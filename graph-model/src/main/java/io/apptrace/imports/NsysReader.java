@@ -117,15 +117,16 @@ final class NsysReader {
 
     /** Hands the next batch of calls over. */
     void take() throws SQLException {
-      long[] b = rows.next();
+      PrefetchedRows.Rows b = rows.next();
       if (b == null) {
         done = true;
         source.put("runtime calls", n);
         return;
       }
-      for (int at = 0; at < b.length; at += CALL_COLUMNS) {
+      long[] c = b.cells;
+      for (int at = 0; at < b.size * CALL_COLUMNS; at += CALL_COLUMNS) {
         n++;
-        call(b[at], b[at + 1], b[at + 2], b[at + 3], function(functions, b[at + 4]), b[at + 5]);
+        call(c[at], c[at + 1], c[at + 2], c[at + 3], function(functions, c[at + 4]), c[at + 5]);
       }
       rows.recycle(b);
     }
