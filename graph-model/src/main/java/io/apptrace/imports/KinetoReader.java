@@ -54,7 +54,7 @@ final class KinetoReader {
   private record FlowKey(long pid, long tid, long ts) {}
 
   /** An event put aside until the flow pass finds its correlation id. */
-  private record Pending(boolean call, long[] gpu, long pid, long tid, long ts, long dur, String name) {}
+  private record Pending(boolean call, GpuOpRow gpu, long pid, long tid, long ts, long dur, String name) {}
 
   KinetoReader(ImportAssembler out, long defaultStream) {
     this.out = out;
@@ -157,7 +157,7 @@ final class KinetoReader {
     if (!needFlow.isEmpty()) {
       flowPass(open);
     }
-    out.defaultStreamKind(ImportAssembler.StreamKind.NON_BLOCKING);
+    out.defaultStreamKind(StreamKind.NON_BLOCKING);
     for (String n : gpuNotes) {
       out.note(n, "info");
     }
@@ -794,42 +794,30 @@ final class KinetoReader {
     if (!complete(e, what)) {
       return;
     }
-    long[] r = out.gpuRecord();
-    r[ImportAssembler.G_PROC] = 0;
-    r[ImportAssembler.G_CORR] = Math.max(e.correlation, 0);
-    r[ImportAssembler.G_KIND] = kind.getNumber();
-    r[ImportAssembler.G_START] = e.ts;
-    r[ImportAssembler.G_END] = e.ts + e.dur;
-    // GPU tracks are pid = device, tid = stream when args do not say
-    r[ImportAssembler.G_DEVICE] = e.device >= 0 ? e.device : e.pidNumeric ? e.pid : 0;
+    GpuOpRow r = out.gpuOp().proc(0).corr(Math.max(e.correlation, 0)).kind(kind).startNs(e.ts).endNs(e.ts + e.dur)
+        // GPU tracks are pid = device, tid = stream when args do not say
+        .device(e.device >= 0 ? e.device : e.pidNumeric ? e.pid : 0);
     long stream = e.stream != Long.MIN_VALUE ? e.stream : e.tid;
-    r[ImportAssembler.G_STREAM] = stream;
+    r.stream(stream);
     if (stream == defaultStream && !sawDefaultStream) {
       sawDefaultStream = true;
-      out.streamKind(0, stream, ImportAssembler.StreamKind.LEGACY);
+      out.streamKind(0, stream, StreamKind.LEGACY);
     }
-    r[ImportAssembler.G_CONTEXT] = e.context;
-    r[ImportAssembler.G_BYTES] = Math.max(e.bytes, 0);
+    r.context(e.context).bytes(Math.max(e.bytes, 0));
     String name = e.name == null ? "" : e.name;
     switch (kind) {
       case GPU_KERNEL -> {
-        r[ImportAssembler.G_NAME] = out.strings.id(name);
+        r.nameId(out.strings.id(name));
         long[] g = e.hasGrid ? e.grid : new long[] {1, 1, 1};
         long[] b = e.hasBlock ? e.block : new long[] {1, 1, 1};
-        r[ImportAssembler.G_GRID] = (g[0] & 0xffffffffL) | (g[1] & 0xffff) << 32 | (g[2] & 0xffff) << 48;
-        r[ImportAssembler.G_BLOCK] = (b[0] & 0xffff) | (b[1] & 0xffff) << 16 | (b[2] & 0xffff) << 32;
-        r[ImportAssembler.G_SHMEM] = e.sharedMemory;
-        r[ImportAssembler.G_RES] = (e.registers & 0xffff) | (e.hasSharedMemory ? ImportAssembler.RES_TOTAL : 0);
-        long occ = 0;
+        r.grid(g[0], g[1], g[2]).block(b[0], b[1], b[2]).sharedMemBytes(e.sharedMemory)
+            .resources((e.registers & 0xffff) | (e.hasSharedMemory ? GpuOpRow.RES_TOTAL : 0));
         if (!Float.isNaN(e.occupancy)) {
-          occ |= Float.floatToRawIntBits(e.occupancy) & 0xffffffffL | ImportAssembler.OCC_GIVEN;
+          r.occupancyPct(e.occupancy);
         }
         if (!Float.isNaN(e.blocksPerSm) && !Float.isNaN(e.warpsPerSm)) {
-          occ |= ImportAssembler.PER_SM_GIVEN;
-          r[ImportAssembler.G_PER_SM] = Float.floatToRawIntBits(e.blocksPerSm) & 0xffffffffL
-              | (long) Float.floatToRawIntBits(e.warpsPerSm) << 32;
+          r.perSm(e.blocksPerSm, e.warpsPerSm);
         }
-        r[ImportAssembler.G_OCC] = occ;
       }
       case GPU_MEMCPY -> {
         Matcher m = MEMCPY.matcher(name);
@@ -841,27 +829,24 @@ final class KinetoReader {
           src = memoryKind(m.group(2));
           dst = memoryKind(m.group(3));
           if (m.group(1).equals("PtoP")) {
-            r[ImportAssembler.G_KIND] = GpuActivityKind.GPU_MEMCPY_PEER_VALUE;
+            r.kind(GpuActivityKind.GPU_MEMCPY_PEER);
           }
         } else {
           out.warn("memcpys whose name gives no direction (taken as device to device)");
           ck = CopyKind.DEVICE_TO_DEVICE;
         }
-        r[ImportAssembler.G_COPY] = ck.getNumber() | (long) src.getNumber() << 8 | (long) dst.getNumber() << 16;
+        r.copy(ck, src, dst);
       }
       case GPU_MEMSET -> {
         Matcher m = MEMSET.matcher(name);
         MemoryKind k = m.lookingAt() ? memoryKind(m.group(1)) : MemoryKind.MEMORY_KIND_UNSPECIFIED;
-        if (k == MemoryKind.MEMORY_KIND_UNSPECIFIED) {
-          k = MemoryKind.DEVICE;
-        }
-        r[ImportAssembler.G_COPY] = (long) k.getNumber() << 16;
+        r.memsetKind(k == MemoryKind.MEMORY_KIND_UNSPECIFIED ? MemoryKind.DEVICE : k);
       }
       default -> { }
     }
     if (e.correlation < 0) {
       needFlow.computeIfAbsent(new FlowKey(e.pid, e.tid, e.ts), k -> new ArrayList<>())
-          .add(new Pending(false, r.clone(), e.pid, e.tid, e.ts, e.dur, name));
+          .add(new Pending(false, r.copy(), e.pid, e.tid, e.ts, e.dur, name));
       return;
     }
     out.gpu(r);
@@ -874,11 +859,11 @@ final class KinetoReader {
       return;
     }
     int type = switch (e.syncKind) {
-      case "Event Sync" -> ImportAssembler.SYNC_EVENT;
-      case "Stream Wait Event" -> ImportAssembler.SYNC_STREAM_WAIT;
-      case "Stream Sync" -> ImportAssembler.SYNC_STREAM;
-      case "Context Sync" -> ImportAssembler.SYNC_CONTEXT;
-      default -> ImportAssembler.SYNC_UNKNOWN;
+      case "Event Sync" -> SyncRow.TYPE_EVENT;
+      case "Stream Wait Event" -> SyncRow.TYPE_STREAM_WAIT;
+      case "Stream Sync" -> SyncRow.TYPE_STREAM;
+      case "Context Sync" -> SyncRow.TYPE_CONTEXT;
+      default -> SyncRow.TYPE_UNKNOWN;
     };
     long stream = e.stream != Long.MIN_VALUE && e.stream >= 0 ? e.stream : -1;
     // an event is named by the correlation id of the cudaEventRecord that last recorded it
@@ -932,10 +917,7 @@ final class KinetoReader {
         if (pe.call()) {
           out.call(0, corr == null ? 0 : corr, pe.pid(), pe.tid(), pe.ts(), pe.dur(), pe.name(), 0);
         } else {
-          long[] r = out.gpuRecord();
-          System.arraycopy(pe.gpu(), 0, r, 0, ImportAssembler.G_WIDTH);
-          r[ImportAssembler.G_CORR] = corr == null ? 0 : corr;
-          out.gpu(r);
+          out.gpu(out.gpuOp().copyFrom(pe.gpu()).corr(corr == null ? 0 : corr));
         }
         if (corr == null) {
           unmatched++;

@@ -65,7 +65,7 @@ class KinetoImportTest {
 
     ImportedTrace t = ImportedTrace.read(out);
     assertThat(t.trace().header().getSourceFormat()).isEqualTo("kineto-json");
-    assertThat(t.tids()).containsExactly(100, 101, ImportAssembler.ORPHAN_TID_BASE);
+    assertThat(t.tids()).containsExactly(100, 101, OrphanPlacer.ORPHAN_TID_BASE);
     assertThat(t.all(Event.BodyCase.THREAD_START)).extracting(e -> e.getThreadStart().getName())
         .containsExactly("main", "backward", "GPU 0 work with no traced call");
     assertThat(t.all(Event.BodyCase.PROCESS_START)).singleElement()
@@ -136,7 +136,7 @@ class KinetoImportTest {
     assertThat(backward.get(1).getLaunch().getStream()).isEqualTo(13);
 
     // GPU work with no call: on the synthetic thread, issued at its GPU start
-    Event orphan = t.calls(ImportAssembler.ORPHAN_TID_BASE).get(0);
+    Event orphan = t.calls(OrphanPlacer.ORPHAN_TID_BASE).get(0);
     assertThat(orphan.getApiName()).isEqualTo("(launch not traced)");
     assertThat(orphan.getEntryNs()).isEqualTo(B + 500_000);
     assertThat(t.gpuAfter(orphan).getGpu().getName()).isEqualTo("orphan_k");
