@@ -14,7 +14,8 @@ import java.util.concurrent.BlockingQueue;
  * waits for it.
  *
  * <p>The importers use it where reading the source is most of an import and the rest can run
- * beside it on a second core (docs/BENCHMARKS.md): stepping an SQLite query.
+ * beside it on a second core (docs/BENCHMARKS.md): tokenizing a Kineto file, and stepping an
+ * SQLite query.
  *
  * @param <B> a batch
  * @param <X> the checked exception the reading may throw

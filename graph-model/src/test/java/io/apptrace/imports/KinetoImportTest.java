@@ -264,11 +264,11 @@ class KinetoImportTest {
 
   @Test
   void microsecondTextsAreExactNanoseconds() {
-    assertThat(KinetoReader.microsText("1712867402348289.123")).isEqualTo(1_712_867_402_348_289_123L);
-    assertThat(KinetoReader.microsText("1712867402348289.1")).isEqualTo(1_712_867_402_348_289_100L);
-    assertThat(KinetoReader.microsText("0.5")).isEqualTo(500);
-    assertThat(KinetoReader.microsText("1.5e3")).isEqualTo(1_500_000);
-    assertThat(KinetoReader.microsText("12.3456")).as("below a nanosecond is dropped").isEqualTo(12_345);
-    assertThat(KinetoReader.microsText("x")).isEqualTo(Long.MIN_VALUE);
+    assertThat(KinetoValues.microsText("1712867402348289.123")).isEqualTo(1_712_867_402_348_289_123L);
+    assertThat(KinetoValues.microsText("1712867402348289.1")).isEqualTo(1_712_867_402_348_289_100L);
+    assertThat(KinetoValues.microsText("0.5")).isEqualTo(500);
+    assertThat(KinetoValues.microsText("1.5e3")).isEqualTo(1_500_000);
+    assertThat(KinetoValues.microsText("12.3456")).as("below a nanosecond is dropped").isEqualTo(12_345);
+    assertThat(KinetoValues.microsText("x")).isEqualTo(Long.MIN_VALUE);
   }
 }
