@@ -20,27 +20,23 @@ final class GpuRows {
   }
 
   /** Columns 1-6 of every GPU query: start, end, device, stream, correlation id, process key. */
-  static void common(long[] r, ResultSet rs, GpuActivityKind kind) throws SQLException {
-    r[ImportAssembler.G_KIND] = kind.getNumber();
-    r[ImportAssembler.G_START] = rs.getLong(1);
-    r[ImportAssembler.G_END] = rs.getLong(2);
-    r[ImportAssembler.G_DEVICE] = rs.getLong(3);
-    r[ImportAssembler.G_STREAM] = rs.getLong(4);
-    r[ImportAssembler.G_CORR] = rs.getLong(5);
-    r[ImportAssembler.G_PROC] = rs.getLong(6);
+  static void common(GpuOpRow r, ResultSet rs, GpuActivityKind kind) throws SQLException {
+    r.kind(kind).startNs(rs.getLong(1)).endNs(rs.getLong(2)).device(rs.getLong(3)).stream(rs.getLong(4))
+        .corr(rs.getLong(5)).proc(rs.getLong(6));
   }
 
   /**
-   * An SQL expression of a kernel table's resources as {@link ImportAssembler#G_RES} packs them:
+   * An SQL expression of a kernel table's resources as {@link GpuOpRow#resources()} packs them:
    * registers per thread and, where the table has both, static shared memory (then its dynamic
-   * shared memory, read as G_SHMEM, is the launch's share). CUPTI's kernel records have both.
+   * shared memory, read as the row's shared memory, is the launch's share). CUPTI's kernel
+   * records have both.
    */
   static String resources(SqliteFile db, String table) {
     String regs = db.has(table, "registersPerThread") ? "(ifnull(registersPerThread, 0) & 65535)" : "0";
     if (!db.has(table, "staticSharedMemory") || !db.has(table, "dynamicSharedMemory")) {
       return regs;
     }
-    return "(" + regs + " | " + ImportAssembler.RES_SPLIT + " | (max(ifnull(staticSharedMemory, 0), 0) << 20))";
+    return "(" + regs + " | " + GpuOpRow.RES_SPLIT + " | (max(ifnull(staticSharedMemory, 0), 0) << 20))";
   }
 
   /**
@@ -55,12 +51,9 @@ final class GpuRows {
     while (rs.next()) {
       n++;
       tick.row();
-      long[] r = out.gpuRecord();
+      GpuOpRow r = out.gpuOp();
       common(r, rs, GpuActivityKind.GPU_MEMSET);
-      r[ImportAssembler.G_BYTES] = rs.getLong(7);
-      r[ImportAssembler.G_VALUE] = rs.getLong(8);
-      r[ImportAssembler.G_COPY] = (long) kinds.apply(rs.getLong(9)).getNumber() << 16;
-      r[ImportAssembler.G_CONTEXT] = rs.getLong(10);
+      r.bytes(rs.getLong(7)).value(rs.getLong(8)).memsetKind(kinds.apply(rs.getLong(9))).context(rs.getLong(10));
       out.gpu(r);
     }
     return n;

@@ -302,7 +302,7 @@ public final class Importer {
 
   private static Result finish(Format f, Path in, Path partial, Path out, ImportAssembler a, Map<String, Long> source,
       String truncatedAt) throws IOException {
-    ImportAssembler.Emitted em;
+    TraceEmitter.Emitted em;
     List<String> notes;
     try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname())); BatchPipe pipe = new BatchPipe(w)) {
       em = a.write(pipe);

@@ -117,15 +117,16 @@ final class NsysReader {
 
     /** Hands the next batch of calls over. */
     void take() throws SQLException {
-      long[] b = rows.next();
+      PrefetchedRows.Rows b = rows.next();
       if (b == null) {
         done = true;
         source.put("runtime calls", n);
         return;
       }
-      for (int at = 0; at < b.length; at += CALL_COLUMNS) {
+      long[] c = b.cells;
+      for (int at = 0; at < b.size * CALL_COLUMNS; at += CALL_COLUMNS) {
         n++;
-        call(b[at], b[at + 1], b[at + 2], b[at + 3], function(functions, b[at + 4]), b[at + 5]);
+        call(c[at], c[at + 1], c[at + 2], c[at + 3], function(functions, c[at + 4]), c[at + 5]);
       }
       rows.recycle(b);
     }
@@ -283,10 +284,10 @@ final class NsysReader {
       try (ResultSet rs = db.query("SELECT processId, streamId, flag FROM TARGET_INFO_CUDA_STREAM")) {
         while (rs.next()) {
           any = true;
-          ImportAssembler.StreamKind k = switch ((int) rs.getLong(3)) {
-            case 3 -> ImportAssembler.StreamKind.LEGACY; // NULL stream
-            case 2 -> ImportAssembler.StreamKind.NON_BLOCKING;
-            default -> ImportAssembler.StreamKind.BLOCKING; // 1 default flags, 0 unknown
+          StreamKind k = switch ((int) rs.getLong(3)) {
+            case 3 -> StreamKind.LEGACY; // NULL stream
+            case 2 -> StreamKind.NON_BLOCKING;
+            default -> StreamKind.BLOCKING; // 1 default flags, 0 unknown
           };
           out.streamKind(rs.getLong(1), rs.getLong(2), k);
         }
@@ -296,7 +297,7 @@ final class NsysReader {
       try (ResultSet rs = db.query("SELECT processId, streamId FROM TARGET_INFO_CUDA_NULL_STREAM")) {
         while (rs.next()) {
           any = true;
-          out.streamKind(rs.getLong(1), rs.getLong(2), ImportAssembler.StreamKind.LEGACY);
+          out.streamKind(rs.getLong(1), rs.getLong(2), StreamKind.LEGACY);
         }
       }
     }
@@ -359,9 +360,9 @@ final class NsysReader {
     for (int i = 0; i < dims.length; i++) {
       d[i] = "(" + or(db.first(KERNEL, dims[i]), "1") + ")";
     }
-    // grid and block packed as the assembler keeps them, by SQLite: two columns read, not six
-    String grid = "(" + d[0] + " & 4294967295) | ((" + d[1] + " & 65535) << 32) | ((" + d[2] + " & 65535) << 48)";
-    String block = "(" + d[3] + " & 65535) | ((" + d[4] + " & 65535) << 16) | ((" + d[5] + " & 65535) << 32)";
+    // grid and block packed as the rows keep them, by SQLite: two columns read, not six
+    String grid = GpuOpRow.gridSql(d[0], d[1], d[2]);
+    String block = GpuOpRow.blockSql(d[3], d[4], d[5]);
     String sel = "SELECT start, end, deviceId, streamId, " + or(column(KERNEL, "correlationId"), "0") + ", "
         + pidExpr(KERNEL) + ", ifnull(" + nameCol + ", -1), ifnull(" + mangled + ", -1), " + grid + ", " + block
         + ", " + or(db.first(KERNEL, "dynamicSharedMemory"), "0") + ", " + or(db.first(KERNEL, "contextId"), "0")
@@ -373,7 +374,7 @@ final class NsysReader {
       while (rs.next()) {
         n++;
         tick();
-        long[] r = out.gpuRecord();
+        GpuOpRow r = out.gpuOp();
         GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         long id = rs.getLong(7);
         Integer nameId = nameIds.get(id);
@@ -382,7 +383,7 @@ final class NsysReader {
           nameId = out.strings.id(kn.isEmpty() ? "kernel" : kn);
           nameIds.put(id, nameId);
         }
-        r[ImportAssembler.G_NAME] = nameId;
+        r.nameId(nameId);
         long m = rs.getLong(8);
         if (m >= 0) {
           Integer mangledId = mangledIds.get(m);
@@ -392,14 +393,11 @@ final class NsysReader {
             mangledIds.put(m, mangledId);
           }
           if (mangledId >= 0) {
-            r[ImportAssembler.G_MANGLED] = mangledId;
+            r.mangledId(mangledId);
           }
         }
-        r[ImportAssembler.G_GRID] = rs.getLong(9);
-        r[ImportAssembler.G_BLOCK] = rs.getLong(10);
-        r[ImportAssembler.G_SHMEM] = rs.getLong(11);
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(12);
-        r[ImportAssembler.G_RES] = rs.getLong(13);
+        r.packedGrid(rs.getLong(9)).packedBlock(rs.getLong(10)).sharedMemBytes(rs.getLong(11)).context(rs.getLong(12))
+            .resources(rs.getLong(13));
         out.gpu(r);
       }
     }
@@ -444,16 +442,14 @@ final class NsysReader {
       while (rs.next()) {
         n++;
         tick();
-        long[] r = out.gpuRecord();
+        GpuOpRow r = out.gpuOp();
         long ck = rs.getLong(8);
         GpuRows.common(r, rs, ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
-        r[ImportAssembler.G_BYTES] = rs.getLong(7);
-        r[ImportAssembler.G_COPY] = copyKind(ck).getNumber() | (long) memoryKind(rs.getLong(9)).getNumber() << 8
-            | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
+        r.bytes(rs.getLong(7)).copy(copyKind(ck), memoryKind(rs.getLong(9)), memoryKind(rs.getLong(10)));
         if (ck == 10 && rs.getObject(11) != null && rs.getObject(12) != null) {
-          r[ImportAssembler.G_PEER] = (rs.getLong(11) + 1) | (rs.getLong(12) + 1) << 32;
+          r.peers(rs.getLong(11), rs.getLong(12));
         }
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(13);
+        r.context(rs.getLong(13));
         out.gpu(r);
       }
     }
@@ -498,7 +494,7 @@ final class NsysReader {
         n++;
         tick();
         int type = (int) rs.getLong(3);
-        type = type >= 1 && type <= 4 ? type : ImportAssembler.SYNC_UNKNOWN;
+        type = type >= 1 && type <= 4 ? type : SyncRow.TYPE_UNKNOWN;
         out.sync(rs.getLong(2), rs.getLong(1), type, valid(rs.getLong(4)), eventHandle(rs.getLong(5)), -1,
             valid(rs.getLong(6)));
       }

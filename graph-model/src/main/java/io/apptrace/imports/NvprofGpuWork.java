@@ -55,21 +55,16 @@ final class NvprofGpuWork {
     try (ResultSet rs = db.query(sel + " FROM " + table)) {
       while (rs.next()) {
         n++;
-        long[] r = out.gpuRecord();
+        GpuOpRow r = out.gpuOp();
         GpuRows.common(r, rs, GpuActivityKind.GPU_KERNEL);
         // CUPTI names kernels by their mangled name; the trace's kernel name is the display name
         String mangled = rs.getObject(7) != null ? strings.get(rs.getLong(7)) : "";
-        r[ImportAssembler.G_NAME] = out.strings.id(mangled.isEmpty() ? "kernel" : KernelNames.fromMangled(mangled));
+        r.nameId(out.strings.id(mangled.isEmpty() ? "kernel" : KernelNames.fromMangled(mangled)));
         if (!mangled.isEmpty()) {
-          r[ImportAssembler.G_MANGLED] = out.strings.id(mangled);
+          r.mangledId(out.strings.id(mangled));
         }
-        r[ImportAssembler.G_GRID] = (rs.getLong(8) & 0xffffffffL) | (rs.getLong(9) & 0xffff) << 32
-            | (rs.getLong(10) & 0xffff) << 48;
-        r[ImportAssembler.G_BLOCK] = (rs.getLong(11) & 0xffff) | (rs.getLong(12) & 0xffff) << 16
-            | (rs.getLong(13) & 0xffff) << 32;
-        r[ImportAssembler.G_SHMEM] = rs.getLong(14);
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(15);
-        r[ImportAssembler.G_RES] = rs.getLong(16);
+        r.grid(rs.getLong(8), rs.getLong(9), rs.getLong(10)).block(rs.getLong(11), rs.getLong(12), rs.getLong(13))
+            .sharedMemBytes(rs.getLong(14)).context(rs.getLong(15)).resources(rs.getLong(16));
         out.gpu(r);
       }
     }
@@ -106,16 +101,14 @@ final class NvprofGpuWork {
     try (ResultSet rs = db.query(sql)) {
       while (rs.next()) {
         n++;
-        long[] r = out.gpuRecord();
+        GpuOpRow r = out.gpuOp();
         long ck = rs.getLong(8);
         GpuRows.common(r, rs, two || ck == 10 ? GpuActivityKind.GPU_MEMCPY_PEER : GpuActivityKind.GPU_MEMCPY);
-        r[ImportAssembler.G_BYTES] = rs.getLong(7);
-        r[ImportAssembler.G_COPY] = NsysReader.copyKind(ck).getNumber()
-            | (long) memoryKind(rs.getLong(9)).getNumber() << 8 | (long) memoryKind(rs.getLong(10)).getNumber() << 16;
+        r.bytes(rs.getLong(7)).copy(NsysReader.copyKind(ck), memoryKind(rs.getLong(9)), memoryKind(rs.getLong(10)));
         if (rs.getObject(11) != null && rs.getObject(12) != null) {
-          r[ImportAssembler.G_PEER] = (rs.getLong(11) + 1) | (rs.getLong(12) + 1) << 32;
+          r.peers(rs.getLong(11), rs.getLong(12));
         }
-        r[ImportAssembler.G_CONTEXT] = rs.getLong(13);
+        r.context(rs.getLong(13));
         out.gpu(r);
       }
     }

@@ -151,7 +151,7 @@ final class NvprofReader {
       while (rs.next()) {
         contextDevice.put(rs.getLong(1), rs.getLong(2));
         if (rs.getObject(3) != null && valid(rs.getLong(3)) >= 0) {
-          out.streamKind(PROC, rs.getLong(3), ImportAssembler.StreamKind.LEGACY);
+          out.streamKind(PROC, rs.getLong(3), StreamKind.LEGACY);
         }
       }
     }
@@ -237,10 +237,10 @@ final class NvprofReader {
     }
     try (ResultSet rs = db.query("SELECT streamId, flag FROM " + STREAM)) {
       while (rs.next()) {
-        ImportAssembler.StreamKind k = switch ((int) rs.getLong(2)) {
-          case 3 -> ImportAssembler.StreamKind.LEGACY; // the NULL stream
-          case 2 -> ImportAssembler.StreamKind.NON_BLOCKING;
-          default -> ImportAssembler.StreamKind.BLOCKING; // 1 default flags, 0 unknown
+        StreamKind k = switch ((int) rs.getLong(2)) {
+          case 3 -> StreamKind.LEGACY; // the NULL stream
+          case 2 -> StreamKind.NON_BLOCKING;
+          default -> StreamKind.BLOCKING; // 1 default flags, 0 unknown
         };
         out.streamKind(PROC, rs.getLong(1), k);
       }
@@ -302,7 +302,7 @@ final class NvprofReader {
       while (rs.next()) {
         n++;
         int type = (int) rs.getLong(2);
-        type = type >= 1 && type <= 4 ? type : ImportAssembler.SYNC_UNKNOWN;
+        type = type >= 1 && type <= 4 ? type : SyncRow.TYPE_UNKNOWN;
         out.sync(PROC, rs.getLong(1), type, valid(rs.getLong(3)), eventHandle(rs.getLong(4)), -1,
             device(rs.getLong(5)));
       }

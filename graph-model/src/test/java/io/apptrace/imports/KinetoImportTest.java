@@ -65,7 +65,7 @@ class KinetoImportTest {
 
     ImportedTrace t = ImportedTrace.read(out);
     assertThat(t.trace().header().getSourceFormat()).isEqualTo("kineto-json");
-    assertThat(t.tids()).containsExactly(100, 101, ImportAssembler.ORPHAN_TID_BASE);
+    assertThat(t.tids()).containsExactly(100, 101, OrphanPlacer.ORPHAN_TID_BASE);
     assertThat(t.all(Event.BodyCase.THREAD_START)).extracting(e -> e.getThreadStart().getName())
         .containsExactly("main", "backward", "GPU 0 work with no traced call");
     assertThat(t.all(Event.BodyCase.PROCESS_START)).singleElement()
@@ -136,7 +136,7 @@ class KinetoImportTest {
     assertThat(backward.get(1).getLaunch().getStream()).isEqualTo(13);
 
     // GPU work with no call: on the synthetic thread, issued at its GPU start
-    Event orphan = t.calls(ImportAssembler.ORPHAN_TID_BASE).get(0);
+    Event orphan = t.calls(OrphanPlacer.ORPHAN_TID_BASE).get(0);
     assertThat(orphan.getApiName()).isEqualTo("(launch not traced)");
     assertThat(orphan.getEntryNs()).isEqualTo(B + 500_000);
     assertThat(t.gpuAfter(orphan).getGpu().getName()).isEqualTo("orphan_k");
@@ -264,11 +264,11 @@ class KinetoImportTest {
 
   @Test
   void microsecondTextsAreExactNanoseconds() {
-    assertThat(KinetoReader.microsText("1712867402348289.123")).isEqualTo(1_712_867_402_348_289_123L);
-    assertThat(KinetoReader.microsText("1712867402348289.1")).isEqualTo(1_712_867_402_348_289_100L);
-    assertThat(KinetoReader.microsText("0.5")).isEqualTo(500);
-    assertThat(KinetoReader.microsText("1.5e3")).isEqualTo(1_500_000);
-    assertThat(KinetoReader.microsText("12.3456")).as("below a nanosecond is dropped").isEqualTo(12_345);
-    assertThat(KinetoReader.microsText("x")).isEqualTo(Long.MIN_VALUE);
+    assertThat(KinetoValues.microsText("1712867402348289.123")).isEqualTo(1_712_867_402_348_289_123L);
+    assertThat(KinetoValues.microsText("1712867402348289.1")).isEqualTo(1_712_867_402_348_289_100L);
+    assertThat(KinetoValues.microsText("0.5")).isEqualTo(500);
+    assertThat(KinetoValues.microsText("1.5e3")).isEqualTo(1_500_000);
+    assertThat(KinetoValues.microsText("12.3456")).as("below a nanosecond is dropped").isEqualTo(12_345);
+    assertThat(KinetoValues.microsText("x")).isEqualTo(Long.MIN_VALUE);
   }
 }

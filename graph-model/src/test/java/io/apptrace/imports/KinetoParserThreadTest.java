@@ -7,20 +7,16 @@ import com.fasterxml.jackson.core.JsonParser;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Kineto reader tokenizes on a thread of its own, batches of events ahead of the reading
+ * The Kineto tokenizer parses on a thread of its own, batches of events ahead of the reading
  * thread: events still arrive in file order, an error of the parser arrives after every event
  * before it, and a reading thread that fails stops the parser instead of leaving it behind.
  */
 class KinetoParserThreadTest {
-  @TempDir Path tmp;
-
   /** A JSON array of {@code n} runtime calls, correlation ids 0 to n-1, each on its own line. */
   private static String array(int n) {
     StringBuilder b = new StringBuilder("[\n");
@@ -32,14 +28,23 @@ class KinetoParserThreadTest {
     return b.append("\n]").toString();
   }
 
-  private KinetoReader reader() {
-    return new KinetoReader(new ImportAssembler(tmp, RecordSorter.DEFAULT_CHUNK), 7);
-  }
-
   private static JsonParser parser(String json) throws IOException {
-    JsonParser p = KinetoReader.JSON.createParser(json.getBytes(StandardCharsets.UTF_8));
+    JsonParser p = KinetoTokenizer.JSON.createParser(json.getBytes(StandardCharsets.UTF_8));
     p.nextToken(); // the array's start
     return p;
+  }
+
+  /** Pulls every event of the array into {@code sink}, as the Kineto reader does. */
+  private static void readAll(String json, Consumer sink) throws IOException {
+    try (KinetoTokenizer.Events events = new KinetoTokenizer(KinetoMapper::imported).events(parser(json))) {
+      for (KinetoEvent e = events.next(); e != null; e = events.next()) {
+        sink.accept(e);
+      }
+    }
+  }
+
+  private interface Consumer {
+    void accept(KinetoEvent e) throws IOException;
   }
 
   private static boolean parserThreadAlive() {
@@ -50,7 +55,7 @@ class KinetoParserThreadTest {
   @Test
   void eventsArriveInFileOrderAcrossManyBatches() throws Exception {
     List<Long> seen = new ArrayList<>();
-    reader().events(parser(array(5_000)), e -> seen.add(e.correlation));
+    readAll(array(5_000), e -> seen.add(e.correlation));
     assertThat(seen).hasSize(5_000);
     for (int i = 0; i < seen.size(); i++) {
       assertThat(seen.get(i)).isEqualTo(i);
@@ -63,7 +68,7 @@ class KinetoParserThreadTest {
     String whole = array(3_000);
     String cut = whole.substring(0, whole.indexOf("\"correlation\": 2500}"));
     List<Long> seen = new ArrayList<>();
-    assertThatThrownBy(() -> reader().events(parser(cut), e -> seen.add(e.correlation)))
+    assertThatThrownBy(() -> readAll(cut, e -> seen.add(e.correlation)))
         .isInstanceOfAny(EOFException.class, com.fasterxml.jackson.core.JsonProcessingException.class);
     assertThat(seen).hasSize(2_500);
     assertThat(seen.get(2_499)).isEqualTo(2_499);
@@ -73,13 +78,13 @@ class KinetoParserThreadTest {
   @Test
   void aReaderThatFailsStopsTheParser() throws Exception {
     List<Long> seen = new ArrayList<>();
-    assertThatThrownBy(() -> reader().events(parser(array(50_000)), e -> {
+    assertThatThrownBy(() -> readAll(array(50_000), e -> {
       if (seen.size() == 1_000) {
         throw new IOException("no space left on device");
       }
       seen.add(e.correlation);
     })).hasMessage("no space left on device");
     assertThat(seen).hasSize(1_000);
-    assertThat(parserThreadAlive()).isFalse(); // joined before events() returned
+    assertThat(parserThreadAlive()).isFalse(); // joined when the events were closed
   }
 }

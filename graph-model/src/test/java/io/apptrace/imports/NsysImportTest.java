@@ -50,7 +50,7 @@ class NsysImportTest {
 
     ImportedTrace t = ImportedTrace.read(out);
     assertThat(t.trace().header().getHost()).isEqualTo("nid001608");
-    assertThat(t.tids()).containsExactly(MAIN, WORKER, ImportAssembler.ORPHAN_TID_BASE);
+    assertThat(t.tids()).containsExactly(MAIN, WORKER, OrphanPlacer.ORPHAN_TID_BASE);
     assertThat(t.all(Event.BodyCase.PROCESS_START)).singleElement()
         .satisfies(e -> assertThat(e.getProcessStart().getExecutable()).isEqualTo("app"));
     assertThat(t.all(Event.BodyCase.THREAD_START)).extracting(e -> e.getThreadStart().getName())
@@ -105,7 +105,7 @@ class NsysImportTest {
     List<Event> w = t.calls(WORKER);
     assertThat(w).singleElement().satisfies(e -> assertThat(e.getLaunch().getStream()).isZero());
     assertThat(t.gpuAfter(w.get(0)).getGpu().getStartNs()).isEqualTo(400_500);
-    Event orphan = t.calls(ImportAssembler.ORPHAN_TID_BASE).get(0);
+    Event orphan = t.calls(OrphanPlacer.ORPHAN_TID_BASE).get(0);
     assertThat(orphan.getEntryNs()).isEqualTo(500_000);
     assertThat(orphan.getLaunch().getStream()).isEqualTo(13);
 

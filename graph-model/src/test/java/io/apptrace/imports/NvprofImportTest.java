@@ -62,11 +62,11 @@ class NvprofImportTest {
     assertThat(t.all(Event.BodyCase.PROCESS_START)).singleElement()
         .satisfies(e -> assertThat(e.getProcessStart().getExecutable()).isEqualTo("app --size=1"));
     // CUPTI's thread ids become pid, pid + 1 in the order of each thread's first call
-    assertThat(t.tids()).containsExactly(MAIN, WORKER, ImportAssembler.ORPHAN_TID_BASE);
+    assertThat(t.tids()).containsExactly(MAIN, WORKER, OrphanPlacer.ORPHAN_TID_BASE);
     assertThat(t.all(Event.BodyCase.THREAD_START)).extracting(e -> e.getThreadStart().getTid() + " "
         + e.getThreadStart().getName() + " " + e.getThreadStart().getMainThread())
         .containsExactly(MAIN + " nvprof thread 2926520096 true", WORKER + " worker false",
-            ImportAssembler.ORPHAN_TID_BASE + " GPU 0 work with no traced call false");
+            OrphanPlacer.ORPHAN_TID_BASE + " GPU 0 work with no traced call false");
     // 7 and 20 are the NULL streams of the two contexts (handle 0); 13 non-blocking, 14 blocking
     assertThat(t.all(Event.BodyCase.STREAM)).extracting(e -> e.getStream().getStream() + "/" + e.getStream().getFlags())
         .containsExactly("13/1", "14/0");
@@ -129,7 +129,7 @@ class NvprofImportTest {
       assertThat(e.getLaunch().getDevice()).isEqualTo(1);
     });
     assertThat(t.gpuAfter(w.get(0)).getGpu().getStartNs()).isEqualTo(400_500);
-    Event orphan = t.calls(ImportAssembler.ORPHAN_TID_BASE).get(0);
+    Event orphan = t.calls(OrphanPlacer.ORPHAN_TID_BASE).get(0);
     assertThat(orphan.getEntryNs()).isEqualTo(500_000);
     assertThat(orphan.getLaunch().getStream()).isEqualTo(13);
 
