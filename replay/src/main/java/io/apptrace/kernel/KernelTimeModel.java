@@ -15,7 +15,8 @@ import java.util.OptionalDouble;
  * <ul>
  *   <li>GEMM with its FLOPs known: {@code w = flops / (P32 * cap * e_gemm(log10(flops / SMs)))} on the
  *       target, P32 its FP32 peak, cap its {@link PowerCap} share, e_gemm the fitted efficiency;
- *       without FLOPs, and convolutions: the measured work times the ratio of {@code P32 * cap};
+ *       without FLOPs, and convolutions: the measured work times the ratio of {@code P32 * cap}
+ *       (convolutions with their own fitted power-cap threshold);
  *   <li>elementwise, reduction and copy kernels with their bytes known: {@code w = bytes / (BW *
  *       e_class(log2(bytes / L2) + 20))} on the target; without bytes, the measured work times the
  *       ratio of memory bandwidths;
@@ -123,8 +124,10 @@ public final class KernelTimeModel {
               Prediction.Method.SUSTAINED_FP32_RATIO)
           : List.of(Prediction.Method.BANDWIDTH_RATIO, Prediction.Method.SUSTAINED_FP32_RATIO);
     };
+    double th = k == KernelClass.CONVOLUTION ? coefficients.convPowerCapThreshold()
+        : coefficients.powerCapThreshold();
     for (Prediction.Method m : order) {
-      OptionalDouble r = ratio(m, facts, from, to, notes);
+      OptionalDouble r = ratio(m, facts, from, to, th, notes);
       if (r.isPresent()) {
         if (m != order.get(0)) {
           notes.add("scaled by the " + m.key() + " instead");
@@ -180,9 +183,12 @@ public final class KernelTimeModel {
     return new Prediction(floor, Prediction.Method.LOWER_BOUND, k, true, notes);
   }
 
-  /** {@code to}'s time over {@code from}'s for the work, by the ratio {@code m}; empty when a figure is missing. */
-  private OptionalDouble ratio(Prediction.Method m, KernelFacts facts, GpuSpec from, GpuSpec to, List<String> notes) {
-    double th = coefficients.powerCapThreshold();
+  /**
+   * {@code to}'s time over {@code from}'s for the work, by the ratio {@code m} with the power-cap
+   * threshold {@code th}; empty when a figure is missing.
+   */
+  private static OptionalDouble ratio(Prediction.Method m, KernelFacts facts, GpuSpec from, GpuSpec to, double th,
+      List<String> notes) {
     // '|', not '||': both GPUs are checked, so that the notes name every missing figure
     switch (m) {
       case BANDWIDTH_RATIO -> {
