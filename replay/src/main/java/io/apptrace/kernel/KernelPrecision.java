@@ -41,31 +41,22 @@ public enum KernelPrecision {
       return FP32;
     }
     String n = name.toLowerCase(Locale.ROOT);
-    if (has(n, "i8816", "i8832", "imma", "int8")) {
+    if (KernelClass.has(n, "i8816", "i8832", "imma", "int8")) {
       return INT8;
     }
-    if (has(n, "bf16")) {
+    if (KernelClass.has(n, "bf16")) {
       return BF16;
     }
-    if (has(n, "h884", "h1688", "h16816", "s884", "hmma", "fp16", "half", "f16f16")) {
+    if (KernelClass.has(n, "h884", "h1688", "h16816", "s884", "hmma", "fp16", "half", "f16f16")) {
       return FP16;
     }
-    if (has(n, "tf32") || (n.contains("tensorop") && has(n, "s1688", "s16816"))) {
+    if (KernelClass.has(n, "tf32") || (n.contains("tensorop") && KernelClass.has(n, "s1688", "s16816"))) {
       return TF32;
     }
-    if (has(n, "dgemm", "d884", "dmma", "fp64", "double")) {
+    if (KernelClass.has(n, "dgemm", "d884", "dmma", "fp64", "double")) {
       return FP64;
     }
     return FP32;
-  }
-
-  private static boolean has(String n, String... parts) {
-    for (String p : parts) {
-      if (n.contains(p)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
