@@ -34,7 +34,8 @@ final class NodesCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--show", paramLabel = "NAME", description = "Print a bundled node's file (YAML, with its"
-      + " sources): the starting point for a node file of your own (docs/NODE-FORMAT.md).")
+      + " sources), then its GPUs' figures and where each came from (the GPU catalogue or the file): the"
+      + " starting point for a node file of your own (docs/NODE-FORMAT.md).")
   String show;
 
   @Override
@@ -42,7 +43,10 @@ final class NodesCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     if (show != null) {
       try {
-        out.print(NodeLoader.bundledFile(show));
+        String text = NodeLoader.bundledFile(show);
+        out.print(text);
+        out.print(text.endsWith("\n") ? "\n" : "\n\n");
+        out.print(GpuFiguresText.of(NodeLoader.resolve(BundledNodes.canonical(show).orElse(show))));
       } catch (NodeFileException e) {
         throw new UserException(e.getMessage());
       }

@@ -205,7 +205,7 @@ final class ValidateKernelsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     out.println("wrote " + output + ": coefficients fitted to " + data.getFileName() + " ("
         + String.join(", ", training.stream().map(GpuSpec::name).toList()) + "); power-cap threshold "
-        + c.powerCapThreshold() + " W per TFLOP/s per nm");
+        + c.powerCapThreshold() + " W per TFLOP/s per nm (convolutions: " + c.convPowerCapThreshold() + ")");
     out.flush();
     return ExitCodes.OK;
   }

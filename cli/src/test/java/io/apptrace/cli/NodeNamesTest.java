@@ -31,7 +31,15 @@ class NodeNamesTest {
   void nodesShowPrintsABundledNodesFile() throws Exception {
     Cli r = Cli.run("nodes", "--show", "DGX-1");
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).isEqualTo(NodeLoader.bundledFile("dgx1")).contains("name: dgx1").contains("links:");
+    assertThat(r.out()).startsWith(NodeLoader.bundledFile("dgx1")).contains("name: dgx1").contains("links:");
+    // then where each GPU figure came from: dgx1 takes them all from the catalogue
+    assertThat(r.out()).contains("#   gpu0 to gpu7: Tesla P100-SXM2-16GB\n")
+        .containsPattern("#     memory_bandwidth +732.00 GB/s +catalogue\n")
+        .containsPattern("#     peak_flops.fp32 +10.6 TFLOP/s +catalogue\n");
+    // a figure the file writes is the node file's
+    assertThat(Cli.run("nodes", "--show", "gtx680").out())
+        .containsPattern("#     peak_flops.fp32 +3.09 TFLOP/s +node file\n")
+        .containsPattern("#     memory_bandwidth +192.20 GB/s +catalogue\n");
     // what it prints is a node file that loads as the bundled one
     assertThat(NodeLoader.parse("mine.yaml", r.out(), "dgx1").gpus()).hasSize(8);
     Cli unknown = Cli.run("nodes", "--show", "dgx-h10");

@@ -67,7 +67,8 @@ public enum KernelClass {
     return OTHER;
   }
 
-  private static boolean has(String n, String... parts) {
+  /** Whether {@code n} contains any of {@code parts}. */
+  static boolean has(String n, String... parts) {
     for (String p : parts) {
       if (n.contains(p)) {
         return true;

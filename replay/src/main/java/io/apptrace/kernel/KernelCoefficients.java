@@ -18,20 +18,23 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 
 /**
- * The fitted part of the kernel model: the power-cap threshold ({@link PowerCap}) and an
- * efficiency table per kernel class (GEMM: against the power-capped FP32 peak, by {@code
- * log10(flops / SMs)}; elementwise and reduction: against the memory bandwidth, by {@code
- * log2(bytes / L2) + 20}). The bundled file ({@code io/apptrace/kernel/kernel-coefficients.yaml})
+ * The fitted part of the kernel model: the power-cap thresholds ({@link PowerCap}; one for GEMMs,
+ * one for the ratio that re-times convolutions) and an efficiency table per kernel class (GEMM:
+ * against the power-capped FP32 peak, by {@code log10(flops / SMs)}; elementwise and reduction:
+ * against the memory bandwidth, by {@code log2(bytes / L2) + 20}). The bundled file ({@code io/apptrace/kernel/kernel-coefficients.yaml})
  * is written by {@code apptrace validate kernels --fit} (docs/ACCURACY.md says from which data);
  * {@code --coefficients FILE} reads another.
  *
  * @param powerCapThreshold W per TFLOP/s of FP32 peak per nm of process below which a GPU's board
- *     power holds its clocks down
+ *     power holds its clocks down, as GEMMs priced from their FLOPs see it
+ * @param convPowerCapThreshold the same as the ratio of sustained FP32 that re-times convolutions
+ *     sees it (fitted to the convolutions' times on pairs of training GPUs; a file without it
+ *     takes {@code powerCapThreshold})
  * @param tables the fitted efficiency of each class that has one
  * @param fittedTo the data the coefficients were fitted to, when the file says
  */
-public record KernelCoefficients(double powerCapThreshold, Map<KernelClass, EfficiencyTable> tables,
-    Optional<FittedTo> fittedTo) {
+public record KernelCoefficients(double powerCapThreshold, double convPowerCapThreshold,
+    Map<KernelClass, EfficiencyTable> tables, Optional<FittedTo> fittedTo) {
   /** Where the bundled coefficients are, on the class path. */
   static final String BUNDLED = "/io/apptrace/kernel/kernel-coefficients.yaml";
 
@@ -41,8 +44,18 @@ public record KernelCoefficients(double powerCapThreshold, Map<KernelClass, Effi
     if (!(powerCapThreshold > 0) || !Double.isFinite(powerCapThreshold)) {
       throw new IllegalArgumentException("the power-cap threshold must be more than zero: " + powerCapThreshold);
     }
+    if (!(convPowerCapThreshold > 0) || !Double.isFinite(convPowerCapThreshold)) {
+      throw new IllegalArgumentException("the convolutions' power-cap threshold must be more than zero: "
+          + convPowerCapThreshold);
+    }
     tables = tables.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(tables));
     Objects.requireNonNull(fittedTo, "fittedTo");
+  }
+
+  /** Coefficients with one power-cap threshold for GEMMs and convolutions alike. */
+  public KernelCoefficients(double powerCapThreshold, Map<KernelClass, EfficiencyTable> tables,
+      Optional<FittedTo> fittedTo) {
+    this(powerCapThreshold, powerCapThreshold, tables, fittedTo);
   }
 
   /**
@@ -93,6 +106,8 @@ public record KernelCoefficients(double powerCapThreshold, Map<KernelClass, Effi
     }
     Map<?, ?> m = map(file, "the file", root);
     double threshold = number(file, "power_cap_threshold", m.get("power_cap_threshold"));
+    double convThreshold = m.get("conv_power_cap_threshold") == null ? threshold
+        : number(file, "conv_power_cap_threshold", m.get("conv_power_cap_threshold"));
     Map<KernelClass, EfficiencyTable> tables = new EnumMap<>(KernelClass.class);
     Map<?, ?> t = map(file, "tables", m.get("tables"));
     for (Map.Entry<?, ?> e : t.entrySet()) {
@@ -106,7 +121,7 @@ public record KernelCoefficients(double powerCapThreshold, Map<KernelClass, Effi
           strings(file, "fitted_to.gpus", f.get("gpus")), strings(file, "fitted_to.excluded", f.get("excluded"))));
     }
     try {
-      return new KernelCoefficients(threshold, tables, fitted);
+      return new KernelCoefficients(threshold, convThreshold, tables, fitted);
     } catch (IllegalArgumentException e) {
       throw new CoefficientsException(file + ": " + e.getMessage());
     }
@@ -187,6 +202,8 @@ public record KernelCoefficients(double powerCapThreshold, Map<KernelClass, Effi
     });
     s.append("# W per TFLOP/s of FP32 peak per nm of process below which board power caps the clocks\n");
     s.append("power_cap_threshold: ").append(powerCapThreshold).append('\n');
+    s.append("# the same, for the ratio of sustained FP32 that re-times convolutions\n");
+    s.append("conv_power_cap_threshold: ").append(convPowerCapThreshold).append('\n');
     s.append("tables:\n");
     for (KernelClass k : KernelClass.values()) {
       EfficiencyTable t = tables.get(k);

@@ -15,13 +15,17 @@ import java.util.OptionalDouble;
  * <ul>
  *   <li>GEMM with its FLOPs known: {@code w = flops / (P32 * cap * e_gemm(log10(flops / SMs)))} on the
  *       target, P32 its FP32 peak, cap its {@link PowerCap} share, e_gemm the fitted efficiency;
- *       without FLOPs, and convolutions: the measured work times the ratio of {@code P32 * cap};
+ *       without FLOPs, and convolutions: the measured work times the ratio of {@code P32 * cap}
+ *       (convolutions with their own fitted power-cap threshold);
  *   <li>elementwise, reduction and copy kernels with their bytes known: {@code w = bytes / (BW *
  *       e_class(log2(bytes / L2) + 20))} on the target; without bytes, the measured work times the
  *       ratio of memory bandwidths;
  *   <li>other kernels: the measured work times the ratio of the quantitative rooflines {@code
  *       max(flops / (P32 * cap), bytes / BW)} (Choi et al. 2020) when both are known, else of the
  *       bandwidths;
+ *   <li>GEMMs and convolutions whose name says another precision ({@link KernelPrecision}: FP16,
+ *       BF16, TF32 tensor cores, INT8, FP64): the measured work times the ratio of the two GPUs'
+ *       power-capped peaks for it;
  *   <li>communication (NCCL) kernels, and any kernel on the GPU it was measured on: kept.
  * </ul>
  *
@@ -103,6 +107,12 @@ public final class KernelTimeModel {
     }
     double floor = Math.min(facts.floorSeconds().orElse(DEFAULT_FLOOR_SECONDS), measured.orElse(Double.MAX_VALUE));
     double work = measured.isPresent() ? Math.max(measured.getAsDouble() - floor, 0) : Double.NaN;
+    if (measured.isPresent() && (k == KernelClass.GEMM || k == KernelClass.CONVOLUTION)) {
+      Prediction p = otherPrecision(facts, from, to, floor, work, k, notes);
+      if (p != null) {
+        return p;
+      }
+    }
     Prediction direct = switch (k) {
       case GEMM -> gemm(facts, to, floor, k, notes);
       case ELEMENTWISE, REDUCTION, COPY -> memory(facts, to, floor, k, notes);
@@ -123,8 +133,10 @@ public final class KernelTimeModel {
               Prediction.Method.SUSTAINED_FP32_RATIO)
           : List.of(Prediction.Method.BANDWIDTH_RATIO, Prediction.Method.SUSTAINED_FP32_RATIO);
     };
+    double th = k == KernelClass.CONVOLUTION ? coefficients.convPowerCapThreshold()
+        : coefficients.powerCapThreshold();
     for (Prediction.Method m : order) {
-      OptionalDouble r = ratio(m, facts, from, to, notes);
+      OptionalDouble r = ratio(m, facts, from, to, th, notes);
       if (r.isPresent()) {
         if (m != order.get(0)) {
           notes.add("scaled by the " + m.key() + " instead");
@@ -134,6 +146,36 @@ public final class KernelTimeModel {
     }
     notes.add("no figure to scale by: the measured time kept");
     return new Prediction(measured.getAsDouble(), Prediction.Method.KEPT, k, false, notes);
+  }
+
+  /**
+   * A GEMM or convolution whose name says it runs another precision than FP32 ({@link
+   * KernelPrecision}: FP16, BF16 or TF32 on tensor cores, INT8, FP64): the measured work times the
+   * ratio of the two GPUs' power-capped peaks for that precision (the fitted GEMM table is FP32's);
+   * null for FP32, or when either GPU has no peak for it (the FP32 forms then apply, noted).
+   */
+  private Prediction otherPrecision(KernelFacts facts, GpuSpec from, GpuSpec to, double floor, double work,
+      KernelClass k, List<String> notes) {
+    KernelPrecision p = KernelPrecision.of(facts.name().orElse(null));
+    if (p == KernelPrecision.FP32) {
+      return null;
+    }
+    double th = k == KernelClass.CONVOLUTION ? coefficients.convPowerCapThreshold() : coefficients.powerCapThreshold();
+    OptionalDouble a = p.sustainedPeak(from, th);
+    OptionalDouble b = p.sustainedPeak(to, th);
+    if (a.isEmpty() || b.isEmpty()) {
+      notes.add((a.isEmpty() ? from : to).name() + " lacks a " + p.key() + " peak: priced as FP32");
+      return null;
+    }
+    String n = p.key() + " on " + from.name() + " at its " + p.peakKey(from).orElseThrow() + ", on " + to.name()
+        + " at its " + p.peakKey(to).orElseThrow();
+    if (!notes.contains(n)) {
+      notes.add(n);
+    }
+    capNote(from, notes);
+    capNote(to, notes);
+    return new Prediction(floor + work * a.getAsDouble() / b.getAsDouble(), Prediction.Method.SUSTAINED_PEAK_RATIO, k,
+        false, notes);
   }
 
   /** FLOPs over the target's sustained FP32 times the fitted GEMM efficiency; null if it cannot. */
@@ -180,9 +222,12 @@ public final class KernelTimeModel {
     return new Prediction(floor, Prediction.Method.LOWER_BOUND, k, true, notes);
   }
 
-  /** {@code to}'s time over {@code from}'s for the work, by the ratio {@code m}; empty when a figure is missing. */
-  private OptionalDouble ratio(Prediction.Method m, KernelFacts facts, GpuSpec from, GpuSpec to, List<String> notes) {
-    double th = coefficients.powerCapThreshold();
+  /**
+   * {@code to}'s time over {@code from}'s for the work, by the ratio {@code m} with the power-cap
+   * threshold {@code th}; empty when a figure is missing.
+   */
+  private static OptionalDouble ratio(Prediction.Method m, KernelFacts facts, GpuSpec from, GpuSpec to, double th,
+      List<String> notes) {
     // '|', not '||': both GPUs are checked, so that the notes name every missing figure
     switch (m) {
       case BANDWIDTH_RATIO -> {

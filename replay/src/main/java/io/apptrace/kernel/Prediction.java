@@ -31,6 +31,11 @@ public record Prediction(double seconds, Method method, KernelClass kernelClass,
     MEMORY_EFFICIENCY("memory-efficiency"),
     /** The measured time above the floor, scaled by the ratio of power-capped FP32 peaks. */
     SUSTAINED_FP32_RATIO("sustained-fp32-ratio"),
+    /**
+     * The measured time above the floor, scaled by the ratio of power-capped peaks of the precision
+     * the kernel's name says (FP16, BF16, TF32 tensor cores, INT8, FP64; {@link KernelPrecision}).
+     */
+    SUSTAINED_PEAK_RATIO("sustained-peak-ratio"),
     /** The measured time above the floor, scaled by the ratio of memory bandwidths. */
     BANDWIDTH_RATIO("bandwidth-ratio"),
     /** The measured time above the floor, scaled by the ratio of the GPUs' quantitative rooflines. */

@@ -44,12 +44,23 @@ public record Node(
   public record Cpu(String id, String model, int cores, OptionalDouble clockHz, int numaNode,
       OptionalDouble memoryBytes, double memoryBandwidth) {}
 
-  /** A GPU; {@code index} is its CUDA device number (its place in the file). */
+  /**
+   * A GPU; {@code index} is its CUDA device number (its place in the file). Its figures are the
+   * GPU catalogue's for its {@code model} where the node file gives none ({@link GpuFigures}).
+   *
+   * @param model the model as the node file names it (a catalogue name or alias)
+   * @param origins where each figure came from, by its key in the node format ({@link
+   *     GpuFigures#origins})
+   * @param catalogued the catalogue's entry for the model with the node file's figures in place of
+   *     its own: what the kernel model prices on; empty for a skeleton's uncatalogued model
+   */
   public record Gpu(String id, int index, String model, double memoryBytes, double memoryBandwidth,
       Map<String, Double> peakFlops, int copyEngines, boolean implicitSync, boolean concurrentKernels,
-      int sms, OptionalDouble clockHz, double launchOverheadSeconds) {
+      int sms, OptionalDouble clockHz, double launchOverheadSeconds, Map<String, String> origins,
+      Optional<GpuSpec> catalogued) {
     public Gpu {
       peakFlops = Map.copyOf(peakFlops);
+      origins = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(origins));
     }
   }
 

@@ -278,25 +278,7 @@ public final class NodeLoader {
 
     List<Node.Gpu> gpus = new ArrayList<>();
     for (YamlMap g : root.maps("gpus", true)) {
-      String id = id(g, ids);
-      Map<String, Double> flops = new TreeMap<>();
-      Optional<YamlMap> pf = g.map("peak_flops");
-      if (pf.isPresent()) {
-        for (String p : pf.get().keys()) {
-          if (!PRECISIONS.contains(p)) {
-            throw pf.get().keyError(p, "unknown precision '" + p + "' (known: "
-                + String.join(", ", new java.util.TreeSet<>(PRECISIONS)) + ")");
-          }
-          flops.put(p, pf.get().quantity(p, Units.Kind.COMPUTE));
-        }
-        pf.get().done();
-      }
-      gpus.add(new Node.Gpu(id, gpus.size(), g.string("model"), g.quantity("memory", Units.Kind.SIZE),
-          g.quantity("memory_bandwidth", Units.Kind.BANDWIDTH), flops, g.count("copy_engines", 1, 64),
-          g.bool("implicit_sync", false), g.bool("concurrent_kernels", true),
-          g.optCount("sms", 1, 100_000).orElse(0), g.optQuantity("clock", Units.Kind.FREQUENCY),
-          g.optQuantity("launch_overhead", Units.Kind.TIME).orElse(5e-6)));
-      g.done();
+      gpus.add(gpu(g, id(g, ids), gpus.size(), complete));
     }
     if (gpus.isEmpty() && complete) {
       throw root.error("gpus", "a node needs at least one GPU");
@@ -475,6 +457,20 @@ public final class NodeLoader {
     }
     l.done();
     return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, efficiencyBack, duplex, count, pcie, nvGen);
+  }
+
+  /**
+   * One entry of {@code gpus}: its figures from the GPU catalogue unless the file gives them
+   * ({@link GpuFigures}), the rest from the file.
+   */
+  private static Node.Gpu gpu(YamlMap g, String id, int index, boolean complete) throws NodeFileException {
+    String model = g.string("model");
+    GpuFigures f = GpuFigures.read(g, model, complete, GpuCatalogue.bundled());
+    Node.Gpu gpu = new Node.Gpu(id, index, model, f.memoryBytes(), f.memoryBandwidth(), f.peakFlops(),
+        g.count("copy_engines", 1, 64), g.bool("implicit_sync", false), g.bool("concurrent_kernels", true), f.sms(),
+        f.clockHz(), g.optQuantity("launch_overhead", Units.Kind.TIME).orElse(5e-6), f.origins(), f.spec());
+    g.done();
+    return gpu;
   }
 
   private static Node.PeerAccess peerAccess(YamlMap root, Map<String, YamlMap.Scalar> ids, List<Node.Gpu> gpus)

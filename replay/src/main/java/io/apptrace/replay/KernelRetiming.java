@@ -20,7 +20,9 @@ import java.util.TreeMap;
 /**
  * Kernels with a measured time, on a node whose GPU is not the one they were measured on
  * (docs/REPLAY.md, "Kernels on another GPU"): by default re-timed by the cross-GPU kernel model
- * ({@link KernelTimeModel}) from the trace's GPU to the node's, both found in the GPU catalogue.
+ * ({@link KernelTimeModel}) from the trace's GPU to the node's: the trace's found in the GPU
+ * catalogue, the node's as its file resolves it (the catalogue's figures unless the file overrides
+ * them, {@link Node.Gpu#catalogued()}).
  * The trace's GPU is the one the user names ({@code --source-gpu}), else the one the trace
  * recorded for the kernel's device, else {@code --source-node}'s. Where either GPU is unknown, or
  * with {@code --kernel-policy keep}, the measured time is kept, and the notes say so: a
@@ -55,7 +57,7 @@ final class KernelRetiming {
    */
   OptionalDouble ns(ReplayProgram.Op op, Node.Gpu g) {
     Optional<GpuSpec> from = sources.computeIfAbsent(op.device(), this::sourceOf);
-    Optional<GpuSpec> to = targets.computeIfAbsent(g.index(), i -> catalogue.find(g.model()));
+    Optional<GpuSpec> to = targets.computeIfAbsent(g.index(), i -> g.catalogued());
     if (from.isEmpty()) {
       keep("the trace does not name the GPU they were measured on (give --source-gpu NAME)");
       return OptionalDouble.empty();
@@ -95,7 +97,7 @@ final class KernelRetiming {
       return catalogue.find(recorded.name());
     }
     return o.sourceNode().flatMap(s -> s.gpu(Math.max(0, Math.min(device, s.gpus().size() - 1))))
-        .flatMap(gpu -> catalogue.find(gpu.model()));
+        .flatMap(Node.Gpu::catalogued);
   }
 
   /** What the trace knows of a kernel launch, for the model. */

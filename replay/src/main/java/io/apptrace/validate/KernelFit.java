@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * Fits the kernel model's coefficients ({@link KernelCoefficients}) to measured kernel times of
@@ -26,7 +27,11 @@ import java.util.Optional;
  *       at {@code log2(bytes / L2) + 20}; each table is the median per bin ({@link
  *       EfficiencyTable#fit});
  *   <li>the power-cap threshold is the value, of 0.50, 0.55, ..., 2.50, whose GEMM table predicts
- *       the training GEMM rows with the least WMAPE (the smallest such value on a tie).
+ *       the training GEMM rows with the least WMAPE (the smallest such value on a tie);
+ *   <li>the convolutions' threshold is the value, of the same, whose ratio of sustained FP32 carries
+ *       the convolutions of each training GPU to every other training GPU with the least mean WMAPE
+ *       over those ordered pairs (rows paired by operation and shape); with fewer than two training
+ *       GPUs with convolutions, the GEMMs' threshold.
  * </ol>
  */
 public final class KernelFit {
@@ -84,6 +89,7 @@ public final class KernelFit {
       gpus.get(r.gpu()).filter(g -> index.containsKey(g.name()))
           .ifPresent(g -> floors.merge(g.name() + '\u0000' + r.op(), r.timeUs(), Math::min));
     }
+    Map<String, Map<String, double[]>> convs = new HashMap<>(); // GPU -> op and shape -> {time, floor}, us
     Samples gemm = new Samples();
     Map<KernelClass, Samples> memory = new EnumMap<>(KernelClass.class);
     for (KernelTimesCsv.Row r : data) {
@@ -95,6 +101,10 @@ public final class KernelFit {
       double floor = floors.get(s.name() + '\u0000' + r.op());
       double w = Math.max((r.timeUs() - floor) * 1e-6, MIN_WORK_SECONDS);
       KernelClass k = KernelClass.of(r.kernelName() != null ? r.kernelName() : r.op());
+      if (k == KernelClass.CONVOLUTION) {
+        convs.computeIfAbsent(s.name(), x -> new HashMap<>())
+            .putIfAbsent(r.op() + '\u0000' + r.shape(), new double[] {r.timeUs(), floor});
+      }
       if (k == KernelClass.GEMM && r.flops() > 0 && s.sms().isPresent() && s.peak("fp32").isPresent()) {
         double p = s.peak("fp32").getAsDouble();
         gemm.add(Math.log10(r.flops() / s.sms().getAsInt()), Math.log(r.flops() / (w * p)), w, r.timeUs(),
@@ -137,7 +147,65 @@ public final class KernelFit {
       throw new DataException("nothing to fit: no kernel class has " + EfficiencyTable.MIN_SAMPLES
           + " measurements of one size (GEMMs with flops, elementwise and reduction kernels with bytes_min)");
     }
-    return new KernelCoefficients(Math.round(threshold * 100) / 100.0, tables, Optional.of(fittedTo));
+    double gemmThreshold = Math.round(threshold * 100) / 100.0;
+    double convThreshold = convThreshold(convs, training).orElse(gemmThreshold);
+    return new KernelCoefficients(gemmThreshold, convThreshold, tables, Optional.of(fittedTo));
+  }
+
+  /**
+   * The convolutions' power-cap threshold: the least mean WMAPE over the ordered pairs of training
+   * GPUs of {@code floor_a + (t_a - floor_a) * S_a / S_b} against {@code t_b}, S the power-capped
+   * FP32 peak; empty with fewer than two GPUs with convolutions in common.
+   */
+  private static OptionalDouble convThreshold(Map<String, Map<String, double[]>> convs,
+      List<GpuSpec> training) {
+    List<GpuSpec[]> gpuPairs = new ArrayList<>();
+    List<double[][]> rows = new ArrayList<>(); // per pair: {t_a, floor_a, t_b} per shared row
+    for (GpuSpec a : training) {
+      for (GpuSpec b : training) {
+        Map<String, double[]> ra = convs.get(a.name());
+        Map<String, double[]> rb = convs.get(b.name());
+        if (a == b || ra == null || rb == null || a.peak("fp32").isEmpty() || b.peak("fp32").isEmpty()) {
+          continue;
+        }
+        List<double[]> shared = new ArrayList<>();
+        ra.forEach((key, v) -> {
+          double[] w = rb.get(key);
+          if (w != null) {
+            shared.add(new double[] {v[0], v[1], w[0]});
+          }
+        });
+        if (!shared.isEmpty()) {
+          gpuPairs.add(new GpuSpec[] {a, b});
+          rows.add(shared.toArray(new double[0][]));
+        }
+      }
+    }
+    if (gpuPairs.isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    double best = Double.POSITIVE_INFINITY;
+    double bestThreshold = Double.NaN;
+    for (int step = 0; step <= 40; step++) {
+      double th = 0.5 + 0.05 * step;
+      double sum = 0;
+      for (int p = 0; p < gpuPairs.size(); p++) {
+        double r = PowerCap.sustainedFp32(gpuPairs.get(p)[0], th).getAsDouble()
+            / PowerCap.sustainedFp32(gpuPairs.get(p)[1], th).getAsDouble();
+        double err = 0;
+        double total = 0;
+        for (double[] v : rows.get(p)) {
+          err += Math.abs(v[1] + (v[0] - v[1]) * r - v[2]);
+          total += v[2];
+        }
+        sum += err / total;
+      }
+      if (sum < best) {
+        best = sum;
+        bestThreshold = th;
+      }
+    }
+    return OptionalDouble.of(Math.round(bestThreshold * 100) / 100.0);
   }
 
   private static double[] lnCaps(List<GpuSpec> training, double threshold) {

@@ -39,12 +39,21 @@ class EfficiencyTableTest {
 
   @Test
   void coefficientsReadBackExactlyWhatWasWritten() throws Exception {
-    KernelCoefficients c = new KernelCoefficients(1.35, Map.of(KernelClass.GEMM, EfficiencyTable.fit("log10(x)", 3,
+    KernelCoefficients c = new KernelCoefficients(1.35, 1.05, Map.of(KernelClass.GEMM, EfficiencyTable.fit("log10(x)", 3,
         0.25, 3, new double[] {3.1, 3.1, 3.1, 3.1, 3.1}, new double[] {-0.123456789, -0.2, -0.3, -0.4, -0.5}, 5)),
         Optional.of(new KernelCoefficients.FittedTo("k.csv", "ab12", java.util.List.of("A \"1\"", "B"),
             java.util.List.of("C"))));
     KernelCoefficients back = KernelCoefficients.parse("c.yaml", c.toYaml("apptrace validate kernels --fit"));
     assertThat(back).isEqualTo(c);
+  }
+
+  @Test
+  void aFileWithoutTheConvolutionsThresholdTakesTheGemmsOne() throws Exception {
+    KernelCoefficients c = KernelCoefficients.parse("c.yaml", "power_cap_threshold: 1.3\ntables: {}\n");
+    assertThat(c.convPowerCapThreshold()).isEqualTo(1.3);
+    assertThatThrownBy(() -> KernelCoefficients.parse("c.yaml",
+        "power_cap_threshold: 1.3\nconv_power_cap_threshold: 0\ntables: {}\n"))
+        .hasMessageContaining("c.yaml: the convolutions' power-cap threshold must be more than zero");
   }
 
   @Test

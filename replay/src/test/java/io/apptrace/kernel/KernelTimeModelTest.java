@@ -5,6 +5,7 @@ import static org.assertj.core.data.Offset.offset;
 
 import io.apptrace.node.GpuCatalogue;
 import io.apptrace.node.GpuSpec;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,6 +79,23 @@ class KernelTimeModelTest {
     Prediction p = MODEL.predict(f, BIG, SMALL);
     assertThat(p.method()).isEqualTo(Prediction.Method.SUSTAINED_FP32_RATIO);
     assertThat(p.seconds()).isCloseTo(2e-6 + 100e-6 * 10e12 / (8e12 * CAP_SMALL), offset(1e-15));
+  }
+
+  /**
+   * Convolutions take their own power-cap threshold, GEMMs without FLOPs the GEMMs': with 1.0 for
+   * convolutions the Small GPU (x = 0.729) sustains 0.729 of its peak on them, and 0.729 / 1.4 on
+   * GEMMs.
+   */
+  @Test
+  void convolutionsUseTheirOwnPowerCapThreshold() {
+    KernelTimeModel m = new KernelTimeModel(new KernelCoefficients(1.4, 1.0, TestGpus.flat().tables(),
+        Optional.empty()));
+    double x = 70 / 8.0 / 12;
+    KernelFacts conv = KernelFacts.of("implicit_convolve_sgemm", 102e-6).withFloorSeconds(2e-6);
+    assertThat(m.predict(conv, BIG, SMALL).seconds()).isCloseTo(2e-6 + 100e-6 * 10e12 / (8e12 * x), offset(1e-15));
+    KernelFacts gemm = KernelFacts.of("volta_sgemm_128x64_nn", 102e-6).withFloorSeconds(2e-6);
+    assertThat(m.predict(gemm, BIG, SMALL).seconds())
+        .isCloseTo(2e-6 + 100e-6 * 10e12 / (8e12 * x / 1.4), offset(1e-15));
   }
 
   /** Other kernels with FLOPs and bytes: the ratio of rooflines max(F / (P * cap), B / BW) (Choi et al. 2020). */
