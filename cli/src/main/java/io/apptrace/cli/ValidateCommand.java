@@ -27,12 +27,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code apptrace validate transfers|kernels ...}: the models against measurements. */
+/** {@code apptrace validate transfers|kernels|timing ...}: the models against measurements. */
 @Command(
     name = "validate",
     header = "Compares the models with measurements from real hardware.",
     description = "Compares apptrace's models with measurements taken on real hardware.",
-    subcommands = {ValidateCommand.Transfers.class, ValidateKernelsCommand.class})
+    subcommands = {ValidateCommand.Transfers.class, ValidateKernelsCommand.class, ValidateTimingCommand.class})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

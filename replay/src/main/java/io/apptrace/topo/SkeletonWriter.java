@@ -76,7 +76,9 @@ public final class SkeletonWriter {
     peerAccess(gpus, gpuIds).ifPresent(p -> y.append("peer_access: ").append(p)
         .append("   # what NVML says of peer reads between each pair\n"));
     if (!gpus.isEmpty()) {
-      y.append("measured:\n  latency: {pinned_h2d: unknown, pinned_d2h: unknown}   # L+o of a 1-byte copy\n");
+      y.append("measured:\n  timed: event   # how the times below were taken: event (CUDA events around a synchronous"
+          + " call, as 'apptrace calibrate' times them), gpu (a profiler's span of the copy) or wall\n");
+      y.append("  latency: {pinned_h2d: unknown, pinned_d2h: unknown}   # L+o of a 1-byte copy\n");
     }
     return new Skeleton(y.toString(), notes);
   }

@@ -2,6 +2,7 @@ package io.apptrace.validate;
 
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgBuilder;
+import io.apptrace.node.Timing;
 import io.apptrace.replay.ProgramBuilder;
 import io.apptrace.replay.ReplayProgram;
 import io.apptrace.trace.TraceException;
@@ -44,23 +45,31 @@ public final class TraceCopies {
   }
 
   /**
-   * Reads a trace's copies. Every row's {@code machine} is the trace's file name.
+   * A trace as the replay reads it.
    *
    * @throws DataException naming the file when it is not a readable trace
    */
-  public static MemcpyData.Data read(Path trace) throws DataException {
+  static ReplayProgram program(Path trace) throws DataException {
     if (!Files.isRegularFile(trace)) {
       throw new DataException(trace + ": no such file");
     }
-    ReplayProgram program;
     try {
       Dvdg g = DvdgBuilder.build(trace, true);
-      program = ProgramBuilder.of(g);
+      return ProgramBuilder.of(g);
     } catch (TraceException e) {
       throw new DataException(e.getMessage());
     } catch (IOException e) {
       throw new DataException(trace + ": cannot read it (" + e.getMessage() + ")");
     }
+  }
+
+  /**
+   * Reads a trace's copies. Every row's {@code machine} is the trace's file name.
+   *
+   * @throws DataException naming the file when it is not a readable trace
+   */
+  public static MemcpyData.Data read(Path trace) throws DataException {
+    ReplayProgram program = program(trace);
     String machine = trace.getFileName().toString();
     List<MemcpyData.Measurement> rows = new ArrayList<>();
     Map<String, Integer> skipped = new TreeMap<>();
@@ -77,7 +86,7 @@ public final class TraceCopies {
       } else {
         int dst = op.peerDevice() >= 0 ? op.peerDevice() : op.device();
         rows.add(new MemcpyData.Measurement(machine, BENCHMARK, op.transfer(), op.numa(), op.device(), dst, op.bytes(),
-            op.measuredDurationNs() * 1e-9));
+            op.measuredDurationNs() * 1e-9, Timing.GPU));
       }
     }
     return new MemcpyData.Data(rows, skipped);

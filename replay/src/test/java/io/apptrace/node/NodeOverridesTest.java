@@ -84,9 +84,9 @@ class NodeOverridesTest {
     assertThat(titan.measured().latency()).containsEntry(TransferKind.PINNED_H2D, 5e-6)
         .containsEntry(TransferKind.PINNED_D2H, file.get(TransferKind.PINNED_D2H)).hasSize(file.size());
     // the AC922 file has no latency map (it reuses titan's): the --set adds one
-    Node ac = node("ac922", "measured.latency.pinned_h2d=\"5 us\"");
+    Node ac = node("ac922", "measured.latency.pinned_h2d=\"5 us\"", "measured.timed=gpu");
     assertThat(ac.measured().latency()).isEqualTo(Map.of(TransferKind.PINNED_H2D, 5e-6));
-    assertThat(ac.measured().latencyFrom()).hasValue("titan");
+    assertThat(ac.measured().latencyFrom().map(Node.LatencySource::node)).hasValue("titan");
   }
 
   @Test
@@ -96,7 +96,7 @@ class NodeOverridesTest {
     assertThat(n.gpu("gpu0").orElseThrow().implicitSync()).isTrue();
     assertThat(n.gpu("gpu1").orElseThrow().implicitSync()).isFalse();
     // a whole missing mapping on the way is added too
-    Node o = node("ac922", "measured.gap.h2d=2 us");
+    Node o = node("ac922", "measured.gap.h2d=2 us", "measured.timed=gpu");
     assertThat(o.measured().gapH2d()).hasValue(2e-6);
   }
 
