@@ -1,5 +1,7 @@
 package io.apptrace.calibrate;
 
+import static io.apptrace.node.NodeYaml.quote;
+
 import io.apptrace.calibrate.CalibrationResult.Series;
 import io.apptrace.calibrate.CalibrationResult.SizeStats;
 import io.apptrace.node.TransferKind;
@@ -206,10 +208,6 @@ final class MeasuredYaml {
   /** Six significant digits, never in exponent form (node files take plain decimals). */
   static String sig6(double v) {
     return new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros().toPlainString();
-  }
-
-  static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   static List<String> wrap(String text, int width) {

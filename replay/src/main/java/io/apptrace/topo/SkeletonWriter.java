@@ -1,5 +1,7 @@
 package io.apptrace.topo;
 
+import static io.apptrace.node.NodeYaml.quote;
+
 import io.apptrace.node.Units;
 import java.util.ArrayList;
 import java.util.List;
@@ -195,18 +197,5 @@ public final class SkeletonWriter {
     }
     return Optional.of(pairs.isEmpty() ? "none" : pairs.size() == possible ? "all"
         : "{pairs: [" + String.join(", ", pairs) + "]}");
-  }
-
-  /** A YAML double-quoted scalar. */
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c >= ' ') {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
   }
 }
