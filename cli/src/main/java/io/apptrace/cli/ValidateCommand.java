@@ -39,7 +39,8 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     throw new CommandLine.ParameterException(spec.commandLine(), "give what to validate: 'apptrace validate"
-        + " transfers --node NODE --data FILE' or 'apptrace validate kernels --data FILE --from GPU --to GPU'");
+        + " transfers --node NODE --data FILE', 'apptrace validate kernels --data FILE --from GPU --to GPU' or"
+        + " 'apptrace validate timing --data TRACE...'");
   }
 
   /**
