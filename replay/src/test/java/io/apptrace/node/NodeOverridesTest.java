@@ -100,6 +100,19 @@ class NodeOverridesTest {
     assertThat(o.measured().gapH2d()).hasValue(2e-6);
   }
 
+  /** A link's read or write efficiency, and one CPU's memcpy bandwidth, are each a field of their own. */
+  @Test
+  void anEfficiencyByAccessAndAMemcpyBandwidthByCpuCanBeSet() throws Exception {
+    Node s = node("s822lc", "links.cpu0-cpu1.efficiency.write=0.5");
+    Node.Link x = s.links().stream().filter(l -> l.id().equals("cpu0-cpu1")).findFirst().orElseThrow();
+    assertThat(x.accessEfficiency(false)).isEqualTo(0.5);
+    assertThat(x.accessEfficiency(true)).isEqualTo(0.781); // as the file says
+    Node d = node("dgx1", "measured.memcpy_bandwidth.cpu0=5 GB/s");
+    assertThat(d.measured().memcpyBandwidth()).containsEntry("cpu0", 5e9).containsEntry("cpu1", 9.454e9);
+    assertThatThrownBy(() -> node("dgx1", "measured.memcpy_bandwidth.cpu7=5 GB/s"))
+        .isInstanceOf(NodeFileException.class).hasMessageContaining("no CPU has the id 'cpu7' (its CPUs: cpu0, cpu1)");
+  }
+
   @Test
   void flowListValues() throws Exception {
     assertThat(node("ac922", "peer_access=[nvlink, pcie-switch]").peerAccess().rules())
