@@ -24,6 +24,9 @@
 #define PB_Event_call_site 5
 #define PB_Event_correlation_id 6
 #define PB_Event_api_name 7
+#define PB_Event_thread_cpu_ns 8
+#define PB_Event_thread_cpu_exit_ns 9
+#define PB_Event_collector_ns 50
 #define PB_Event_process_start 10
 #define PB_Event_thread_start 11
 #define PB_Event_modules 12
@@ -50,6 +53,7 @@
 #define PB_Event_process_exit 33
 #define PB_Event_note 34
 #define PB_Event_device_info 35
+#define PB_Event_annotation 36
 #define PB_ProcessStart_pid 1
 #define PB_ProcessStart_ppid 2
 #define PB_ProcessStart_argv 3
@@ -292,6 +296,18 @@
 #define PB_DeviceInfo_warp_size 21
 #define PB_DeviceInfo_pci_bus_id 22
 #define PB_DeviceInfo_query_error 23
+#define PB_AnnotationKind_ANNOTATION_KIND_UNSPECIFIED 0
+#define PB_AnnotationKind_RANGE_PUSH 1
+#define PB_AnnotationKind_RANGE_POP 2
+#define PB_AnnotationKind_RANGE_START 3
+#define PB_AnnotationKind_RANGE_END 4
+#define PB_AnnotationKind_MARK 5
+#define PB_Annotation_kind 1
+#define PB_Annotation_message 2
+#define PB_Annotation_domain 3
+#define PB_Annotation_range_id 4
+#define PB_Annotation_level 5
+#define PB_Annotation_category 6
 #define PB_ClockSync_gpu_clock_ns 1
 #define PB_ClockSync_monotonic_ns 2
 #define PB_ClockSync_source 3

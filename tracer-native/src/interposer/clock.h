@@ -37,6 +37,15 @@ static inline uint64_t at_now_ns(void) {
     return at_mono_ns();
 }
 
+/* The calling thread's CPU time, ns. A system call on most kernels (no vDSO path): microseconds on
+ * a loaded virtual machine, so the recorder reads it only around long gaps and long calls. */
+static inline uint64_t at_thread_cpu_ns(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return ns == 0 ? 1 : ns; /* 0 means "not read" in the trace */
+}
+
 /* Decides whether the TSC can be used and calibrates it (at start-up). */
 void at_clock_init(void);
 /* Re-anchors this thread's conversion with a real clock_gettime. */

@@ -28,6 +28,9 @@ void enc_batch_head(pbw *out, uint32_t pid, uint32_t tid, uint64_t seq) {
 void enc_event_head_fields(pbw *out, const enc_event_head *h) {
     LOCAL_WRITER(out);
     enc_event_head_write(w, h->entry_ns, h->duration_ns, h->api, h->result, h->call_site, h->correlation_id);
+    pbw_u64(w, PB_Event_thread_cpu_ns, h->thread_cpu_ns);
+    pbw_u64(w, PB_Event_thread_cpu_exit_ns, h->thread_cpu_exit_ns);
+    pbw_u64(w, PB_Event_collector_ns, h->collector_ns);
     DONE(out);
 }
 
@@ -429,6 +432,19 @@ void enc_device_info_body(pbw *out, const enc_device_info *m) {
     U(w, DeviceInfo, warp_size, m->warp_size);
     S(w, DeviceInfo, pci_bus_id, m->pci_bus_id, 64);
     I(w, DeviceInfo, query_error, m->query_error);
+    pbw_end(w, b);
+    DONE(out);
+}
+
+void enc_annotation_body(pbw *out, const enc_annotation *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_annotation);
+    U(w, Annotation, kind, m->kind);
+    S(w, Annotation, message, m->message, ENC_MAX_NAME);
+    S(w, Annotation, domain, m->domain, ENC_MAX_NAME);
+    U(w, Annotation, range_id, m->range_id);
+    Z(w, Annotation, level, m->level);
+    U(w, Annotation, category, m->category);
     pbw_end(w, b);
     DONE(out);
 }

@@ -211,12 +211,22 @@ typedef struct {
     uint64_t cuda_calls;
 } enc_process_end;
 
+typedef struct {
+    int kind; /* PB_AnnotationKind_* */
+    const char *message; /* at most ENC_MAX_NAME bytes of it are written */
+    const char *domain;
+    uint64_t range_id;
+    int32_t level;
+    uint32_t category;
+} enc_annotation;
+
 /* The fields every Event starts with. */
 typedef struct {
     uint64_t entry_ns, duration_ns;
     int api;
     int32_t result;
     uint64_t call_site, correlation_id;
+    uint64_t thread_cpu_ns, thread_cpu_exit_ns, collector_ns; /* 0: not read (see apptrace.proto) */
 } enc_event_head;
 
 void enc_event_head_fields(pbw *w, const enc_event_head *h);
@@ -256,6 +266,7 @@ void enc_loss_body(pbw *w, const enc_loss *m);
 void enc_process_end_body(pbw *w, const enc_process_end *m);
 void enc_note_body(pbw *w, const char *text, const char *severity);
 void enc_device_info_body(pbw *w, const enc_device_info *m);
+void enc_annotation_body(pbw *w, const enc_annotation *m);
 
 /* The header of a Batch (pid, tid, seq); its events follow as repeated field 4. */
 void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq);

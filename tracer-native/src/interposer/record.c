@@ -215,7 +215,7 @@ static at_buf *thread_attach(void) {
 
 /* Locks this thread's buffer and writes an Event's header into it. */
 static inline bool begin(at_event *e, uint64_t entry_ns, uint64_t duration_ns, int api, int result,
-                         uint64_t call_site, uint64_t correlation) {
+                         uint64_t call_site, uint64_t correlation, uint64_t cpu_entry_ns, uint64_t cpu_exit_ns) {
     /* Only a signal handler can get here while this thread is writing an event (its buffer lock
      * is its own): waiting for the lock would never end, so that record is not written. */
     if (AT_UNLIKELY(in_event)) {
@@ -237,6 +237,12 @@ static inline bool begin(at_event *e, uint64_t entry_ns, uint64_t duration_ns, i
     pbw_init(&w, b->data + b->len, AT_BUF_CAP - b->len);
     e->event_len = pbw_begin(&w, PB_Batch_events);
     enc_event_head_write(&w, entry_ns, duration_ns, api, result, call_site, correlation);
+    pbw_u64(&w, PB_Event_thread_cpu_ns, cpu_entry_ns);
+    pbw_u64(&w, PB_Event_thread_cpu_exit_ns, cpu_exit_ns);
+    if (api != 0) {
+        pbw_u64(&w, PB_Event_collector_ns, at_tls.collector_ns);
+        at_tls.collector_ns = 0;
+    }
     e->w = w;
     return true;
 }
@@ -252,7 +258,13 @@ bool at_begin(at_event *e, const at_call *c, int result) {
     e->exit_ns = at_now_ns();
     uint64_t correlation = at_tls.correlation;
     at_tls.correlation = 0;
-    if (!begin(e, c->entry_ns, e->exit_ns - c->entry_ns, c->api, result, c->call_site, correlation)) {
+    uint64_t cpu_exit = 0;
+    if (c->api != 0) {
+        if (e->exit_ns - c->entry_ns > AT_CPU_GAP_NS) cpu_exit = at_thread_cpu_ns();
+        at_tls.last_exit_ns = e->exit_ns;
+    }
+    if (!begin(e, c->entry_ns, e->exit_ns - c->entry_ns, c->api, result, c->call_site, correlation,
+               c->api != 0 ? c->cpu_ns : 0, cpu_exit)) {
         return false;
     }
     if (c->api != 0) e->buf->calls++; /* host allocations are events, not CUDA calls */
@@ -261,7 +273,7 @@ bool at_begin(at_event *e, const at_call *c, int result) {
 
 bool at_begin_record(at_event *e, uint64_t time_ns) {
     e->exit_ns = time_ns;
-    return begin(e, time_ns, 0, 0, 0, 0, 0);
+    return begin(e, time_ns, 0, 0, 0, 0, 0, 0, 0);
 }
 
 void at_commit(at_event *e) {
@@ -276,8 +288,12 @@ void at_commit(at_event *e) {
     }
     if (b->len >= at_flush_bytes || e->exit_ns - b->last_flush_ns >= AT_FLUSH_NS ||
         atomic_load_explicit(&at_exiting, memory_order_relaxed)) {
+        uint64_t t0 = at_now_ns();
         send_events(b, e->exit_ns);
         at_clock_anchor(); /* the owner thread: keep its derived clock within ~1 us */
+        /* after the call's exit time: not the program's time, and the trace says so */
+        uint64_t t1 = at_now_ns();
+        if (t1 > t0) at_tls.collector_ns += t1 - t0;
     }
     in_event = false;
     unlock(b);
@@ -309,6 +325,8 @@ void at_flush_all(void) {
         send_events(b, now);
         unlock(b);
     }
+    uint64_t end = at_now_ns();
+    if (end > now) at_tls.collector_ns += end - now; /* the calling thread's time, not its program's */
 }
 
 void at_thread_detach(void) {

@@ -97,6 +97,8 @@ typedef struct {
     void *push_sites[8];
     int push_depth;
     void *launch_site;
+    uint64_t last_exit_ns;   /* when this thread's last traced API call returned, 0 before any */
+    uint64_t collector_ns;   /* wall time the recorder spent sending since then (for the next call) */
 } at_thread;
 
 extern __thread at_thread at_tls AT_TLS;
@@ -106,8 +108,14 @@ extern _Atomic bool at_exiting;  /* the process is ending: send every event at o
 typedef struct {
     uint64_t entry_ns;
     uint64_t call_site;
+    uint64_t cpu_ns;         /* the thread's CPU time at entry, read after a long gap; else 0 */
     int api;
 } at_call;
+
+/* A gap between two API calls of a thread, or a call, longer than this gets the thread's CPU time
+ * read at its end (at the next call's entry) or at the call's exit, so that the consumer can tell
+ * host compute from time the thread spent off the CPU (a loaded capturing machine's noise). */
+#define AT_CPU_GAP_NS 100000ull
 
 typedef struct {
     pbw w;
@@ -135,6 +143,9 @@ static inline bool at_enter_(at_call *c, int api, void *ra) {
     c->api = api;
     c->call_site = (uint64_t)(uintptr_t)ra;
     c->entry_ns = at_now_ns();
+    /* read at the thread's first call (a first reference) and after a long gap */
+    c->cpu_ns = api != 0 && (at_tls.last_exit_ns == 0 || c->entry_ns - at_tls.last_exit_ns > AT_CPU_GAP_NS)
+                    ? at_thread_cpu_ns() : 0;
     return true;
 }
 #define AT_ENTER(c, api) at_enter_((c), (api), __builtin_return_address(0))

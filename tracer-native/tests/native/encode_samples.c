@@ -26,7 +26,9 @@ static pbw w;
 static void head(void) {
     enc_event_head h = {.entry_ns = U(Event, entry_ns), .duration_ns = U(Event, duration_ns),
                         .api = U(Event, api), .result = I(Event, result),
-                        .call_site = U(Event, call_site), .correlation_id = U(Event, correlation_id)};
+                        .call_site = U(Event, call_site), .correlation_id = U(Event, correlation_id),
+                        .thread_cpu_ns = U(Event, thread_cpu_ns), .thread_cpu_exit_ns = U(Event, thread_cpu_exit_ns),
+                        .collector_ns = U(Event, collector_ns)};
     enc_event_head_fields(&w, &h);
 }
 
@@ -198,6 +200,11 @@ int main(int argc, char **argv) {
         .warp_size = U(DeviceInfo, warp_size), .pci_bus_id = S(DeviceInfo, pci_bus_id),
         .query_error = I(DeviceInfo, query_error)};
     EVENT(enc_device_info_body(&w, &di));
+
+    enc_annotation an = {.kind = U(Annotation, kind), .message = S(Annotation, message),
+        .domain = S(Annotation, domain), .range_id = U(Annotation, range_id), .level = I(Annotation, level),
+        .category = U(Annotation, category)};
+    EVENT(enc_annotation_body(&w, &an));
 
     if (w.overflow) {
         fprintf(stderr, "encode_samples: buffer overflow\n");

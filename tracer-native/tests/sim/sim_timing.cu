@@ -145,11 +145,15 @@ static void engines(int engine_count) {
     cudaDeviceSynchronize();
     cudaEventRecord(start, a);
     cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, a);
+    cudaEventRecord(end_a, b); // when the host got to the launch
     kernel<<<1, 1, 0, b>>>(); // compute engine: runs beside the copy
     cudaEventRecord(end_b, b);
     cudaDeviceSynchronize();
+    EXPECT_OK(cudaEventElapsedTime(&ms_a, start, end_a));
     EXPECT_OK(cudaEventElapsedTime(&ms_b, start, end_b));
-    CHECK(ms_b * 1e6 < up);
+    // a loaded machine may reach the launch only after the copy: then the launch tells nothing
+    if (ms_a * 1e6 < up / 2)
+        CHECK(ms_b * 1e6 < up);
     for (cudaEvent_t e : {start, end_a, end_b})
         cudaEventDestroy(e);
     cudaStreamDestroy(a);

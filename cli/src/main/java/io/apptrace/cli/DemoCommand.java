@@ -44,6 +44,9 @@ final class DemoCommand implements Callable<Integer> {
   static final String EXAMPLE = "pipeline";
   /** The nodes the demo replays on: NVLink 2.0 and PCIe 3.0 (Pearson 2018, sec. 2.9). */
   static final List<String> DEMO_NODES = List.of("ac922", "dgx1");
+  /** The region the demo projects: the program's pipeline, between the events it times it with. */
+  static final String ROI_FROM = "cudaEventRecord#1";
+  static final String ROI_TO = "cudaEventSynchronize";
 
   @Spec CommandSpec spec;
 
@@ -95,10 +98,14 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalStateException("the demo's own trace is unreadable", e);
     }
     out.println();
-    out.println("apptrace demo: replaying it on two bundled nodes, " + String.join(" and ", DEMO_NODES)
+    out.println("apptrace demo: replaying its pipeline, between its two events (" + ROI_FROM + " to " + ROI_TO
+        + "), on two bundled nodes, " + String.join(" and ", DEMO_NODES)
         + " (kernels without measured times are priced at their lower bound)");
     try {
-      io.apptrace.replay.ReplayProgram prog = io.apptrace.replay.ProgramBuilder.of(DvdgBuilder.build(trace, true));
+      io.apptrace.replay.ReplayProgram whole = io.apptrace.replay.ProgramBuilder.of(DvdgBuilder.build(trace, true));
+      io.apptrace.replay.RegionOfInterest roi = io.apptrace.replay.RegionOfInterest.between(whole, ROI_FROM, ROI_TO);
+      io.apptrace.replay.ReplayProgram prog = roi.cut(whole);
+      out.println(roi.summary(whole, prog));
       List<io.apptrace.replay.ReplayResult> results = new ArrayList<>();
       for (String n : DEMO_NODES) {
         results.add(io.apptrace.replay.Replayer.replay(prog, io.apptrace.node.NodeLoader.resolve(n),
@@ -112,13 +119,15 @@ final class DemoCommand implements Callable<Integer> {
         out.println("advice on " + DEMO_NODES.get(0) + ": " + a);
       }
       out.println("apptrace demo: the projected timelines are in " + timeline + " (open it at ui.perfetto.dev)");
-    } catch (TraceException | io.apptrace.node.NodeFileException | io.apptrace.replay.ReplayException e) {
+    } catch (TraceException | io.apptrace.node.NodeFileException | io.apptrace.replay.ReplayException
+        | io.apptrace.replay.RegionOfInterest.NotFound e) {
       throw new IllegalStateException("the demo's replay failed", e);
     }
     out.println();
     out.println("apptrace demo: the trace is " + trace + "; its graph is " + graphml
         + "; the program is " + program);
-    out.println("apptrace demo: next, try 'apptrace replay " + trace + " --node dgx-h100 --node gh200' or"
+    out.println("apptrace demo: next, try 'apptrace replay " + trace + " --roi-from " + ROI_FROM + " --roi-to "
+        + ROI_TO + " --node dgx-h100 --node gh200' (without --roi-*: the whole program, set-up included) or"
         + " 'apptrace graph " + trace + " --dot " + dir.resolve(EXAMPLE + ".dot") + "'");
     out.flush();
     return ExitCodes.OK;

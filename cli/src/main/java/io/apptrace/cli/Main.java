@@ -1,6 +1,6 @@
 package io.apptrace.cli;
 
-import io.apptrace.capture.Version;
+import io.apptrace.trace.Version;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -16,6 +16,7 @@ import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
+import io.apptrace.replay.RegionOfInterest;
 import io.apptrace.replay.ReplayException;
 import io.apptrace.replay.ReplayJson;
 import io.apptrace.replay.ReplayProgram;
@@ -98,6 +99,27 @@ final class ReplayCommand implements Callable<Integer> {
       + " FLOP/s; need --source-node).")
   String kernelPolicy = "model";
 
+  @Option(names = "--call-costs", paramLabel = "C", description = "The CUDA calls' own durations: auto (default:"
+      + " the node's host-overhead model for a trace from the simulated device, the measured durations otherwise),"
+      + " model or measured (docs/REPLAY.md, \"CUDA calls\").")
+  String callCosts = "auto";
+
+  @Option(names = "--roi", paramLabel = "NAME", description = "Project only the range NAME (an NVTX range, a"
+      + " profiler range, an imported annotation): every instance of it, or NAME#k the k-th (from 1).")
+  String roi;
+
+  @Option(names = "--roi-from", paramLabel = "CALL", description = "Project from the entry of the call or the time"
+      + " of the mark named CALL (CALL#k: its k-th, from 1).")
+  String roiFrom;
+
+  @Option(names = "--roi-to", paramLabel = "CALL", description = "Project up to the end of the call or the time of"
+      + " the mark named CALL (CALL#k: its k-th, from 1).")
+  String roiTo;
+
+  @Option(names = "--skip-setup", description = "Project from the first copy, memset or kernel on: leave out the"
+      + " set-up before it.")
+  boolean skipSetup;
+
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
   String sourceNode;
 
@@ -146,16 +168,25 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
+    Optional<String> region = Optional.empty();
+    Optional<RegionOfInterest> roiCut = region(program);
+    if (roiCut.isPresent()) {
+      ReplayProgram cut = roiCut.get().cut(program);
+      region = Optional.of(roiCut.get().summary(program, cut));
+      program = cut;
+    }
     List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program)
         : new ArrayList<>();
     List<ReplayResult> results = new ArrayList<>();
     List<String> failed = new ArrayList<>();
     List<Node> replayed = new ArrayList<>();
+    List<String> replayedSpecs = new ArrayList<>();
     for (int i = 0; i < targets.size(); i++) {
       Node n = targets.get(i);
       try {
         results.add(Replayer.replay(program, n, options.withSamples(timeline != null)));
         replayed.add(n);
+        replayedSpecs.add(nodes.get(i));
       } catch (ReplayException | NodeFileException e) {
         // one node that cannot run the program does not stop the others: its error stands in its place
         failed.add(n.name() + ": " + e.getMessage());
@@ -169,16 +200,20 @@ final class ReplayCommand implements Callable<Integer> {
           : "no node could replay the trace: " + String.join("; ", failed));
     }
     targets = replayed;
+    List<String> warnings = warnings(program, options, overrides, targets, replayedSpecs, results, ref.isPresent());
     PrintWriter stdout = spec.commandLine().getOut();
     ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w), stdout);
     ExportFile.write(timeline, o -> ChromeTrace.write(results, o), stdout);
     PrintWriter out = exportToStdout ? spec.commandLine().getErr() : stdout;
     if (json) {
       ObjectNode root = ReplayJson.of(results, file.toString());
+      region.ifPresent(r -> root.put("region", r));
+      warnings.forEach(root.withArray("warnings")::add);
       referenceJson(root, ref, fallbacks);
       failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
+      region.ifPresent(out::println);
       new ReplayText(out).report(results, file.toString(), referenceLines(ref, targets, fallbacks));
       for (String f : failed) {
         out.println();
@@ -191,6 +226,11 @@ final class ReplayCommand implements Callable<Integer> {
       }
     }
     out.flush();
+    if (!warnings.isEmpty()) {
+      PrintWriter err = spec.commandLine().getErr();
+      warnings.forEach(w -> err.println("apptrace replay: warning: " + w));
+      err.flush();
+    }
     if (!failed.isEmpty()) {
       PrintWriter err = spec.commandLine().getErr();
       failed.forEach(f -> err.println("apptrace replay: " + f));
@@ -198,6 +238,49 @@ final class ReplayCommand implements Callable<Integer> {
       return ExitCodes.BAD_INPUT;
     }
     return ExitCodes.OK;
+  }
+
+  /** What in this replay's options changes nothing, said so (docs/REPLAY.md, "What-if"). */
+  private List<String> warnings(ReplayProgram program, Replayer.Options options, List<NodeOverride> overrides,
+      List<Node> targets, List<String> specs, List<ReplayResult> results, boolean reference) {
+    NoOpWarnings.Asked asked = new NoOpWarnings.Asked(keepMeasured || keepDurations, !"model".equals(kernelPolicy),
+        kernelPolicy, overrides, options.deviceMap());
+    List<String> out = new ArrayList<>(NoOpWarnings.before(program, asked, targets));
+    if (!overrides.isEmpty() && !reference) {
+      List<ReplayResult> without = new ArrayList<>();
+      for (String spec : specs) {
+        try {
+          without.add(Replayer.replay(program, node(spec, List.of()), options.withSamples(false)));
+        } catch (ReplayException | NodeFileException | UserException e) {
+          return out; // a node that is only replayable with the --sets: they changed something
+        }
+      }
+      out.addAll(NoOpWarnings.after(asked, results, without));
+    }
+    return out;
+  }
+
+  /** The region of interest the options name, if any. */
+  private Optional<RegionOfInterest> region(ReplayProgram program) {
+    int given = (roi != null ? 1 : 0) + (roiFrom != null || roiTo != null ? 1 : 0) + (skipSetup ? 1 : 0);
+    if (given > 1) {
+      throw new UserException("--roi, --roi-from/--roi-to and --skip-setup each name a region: give one",
+          ExitCodes.BAD_USAGE);
+    }
+    try {
+      if (roi != null) {
+        return Optional.of(RegionOfInterest.range(program, roi));
+      }
+      if (roiFrom != null || roiTo != null) {
+        return Optional.of(RegionOfInterest.between(program, roiFrom, roiTo));
+      }
+      if (skipSetup) {
+        return Optional.of(RegionOfInterest.skipSetup(program));
+      }
+    } catch (RegionOfInterest.NotFound e) {
+      throw new UserException(e.getMessage());
+    }
+    return Optional.empty();
   }
 
   private static Node node(String n, List<NodeOverride> overrides) {
@@ -309,8 +392,10 @@ final class ReplayCommand implements Callable<Integer> {
         throw new UserException("--source-gpu: " + e.getMessage());
       }
     }
+    io.apptrace.replay.CallCosts.Policy costs = io.apptrace.replay.CallCosts.Policy.of(callCosts).orElseThrow(
+        () -> new UserException("--call-costs: '" + callCosts + "' is not auto, model or measured", ExitCodes.BAD_USAGE));
     return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
-        !keepDurations, gpu);
+        !keepDurations, gpu, costs);
   }
 
 

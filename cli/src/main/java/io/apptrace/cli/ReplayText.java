@@ -67,9 +67,9 @@ final class ReplayText {
       fixedCosts(r);
       Map<String, Double> b = ReplayReport.orderedBreakdown(r);
       StringBuilder line = new StringBuilder("  along the critical path:");
-      for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+      for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
         double v = b.get(k);
-        line.append(String.format(Locale.ROOT, " %s %s (%.0f%%),", k, Units.time(v * 1e-9),
+        line.append(String.format(Locale.ROOT, " %s %s (%.0f%%),", label(k), Units.time(v * 1e-9),
             100 * v / Math.max(1.0, r.makespanNs())));
       }
       line.setLength(line.length() - 1);
@@ -94,12 +94,21 @@ final class ReplayText {
         out.printf(Locale.ROOT, "    %12s - %-12s %-7s %s%n", Units.time(s.startNs() * 1e-9), Units.time(s.endNs() * 1e-9),
             s.what(), s.label());
       }
-      ReplayReport.timeline(r).ifPresent(te -> out.printf(Locale.ROOT,
+      io.apptrace.replay.SourceNodeMatch.Result source = io.apptrace.replay.SourceNodeMatch.of(r);
+      boolean other = source.verdict() == io.apptrace.replay.SourceNodeMatch.Verdict.OTHER;
+      Map<String, ReplayReport.ClassSpeedup> speedups = other ? ReplayReport.speedups(r) : Map.of();
+      if (!speedups.isEmpty()) {
+        out.println("  against the measured times (" + source.why() + ": a baseline, not a reference; no error"
+            + " table here):");
+        speedups.forEach((k, v) -> out.printf(Locale.ROOT, "    %-20s %6d ops  measured %s, projected %s: %.2fx%n", k,
+            v.operations(), Units.time(v.measuredNs() * 1e-9), Units.time(v.projectedNs() * 1e-9), v.speedup()));
+      }
+      (other ? java.util.Optional.<ReplayReport.TimelineError>empty() : ReplayReport.timeline(r)).ifPresent(te -> out.printf(Locale.ROOT,
           "  timeline against the measured one: operations start %s from their measured start on average"
               + " (%.3f%% of the measured makespan; worst %s), makespan %+.2f%%%n",
           Units.time(te.meanStartErrorNs() * 1e-9), te.meanStartErrorPct(), Units.time(te.maxStartErrorNs() * 1e-9),
           te.makespanErrorPct()));
-      Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
+      Map<String, ReplayReport.ClassError> errors = other ? Map.of() : ReplayReport.errors(r);
       if (!errors.isEmpty()) {
         out.println("  operation times against the measured ones (WMAPE / MAPE):");
         errors.forEach((k, e) -> out.printf(Locale.ROOT, "    %-20s %6d ops  %6.1f%% / %6.1f%%%s%n", k, e.model().count(),
@@ -120,18 +129,27 @@ final class ReplayText {
     }
   }
 
+  /** How the per-node breakdown line names a class. */
+  private static String label(String klass) {
+    return switch (klass) {
+      case "calls" -> "CUDA calls";
+      case "host" -> "host compute";
+      default -> klass;
+    };
+  }
+
   /** The table of makespans and breakdowns, with each node's speedup over the first. */
   void comparison(List<ReplayResult> results) {
     {
       ReplayResult first = results.get(0);
-      out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %10s%n", "node", "makespan", "kernels", "copies", "host",
-          "idle", "speedup");
+      out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %12s %10s%n", "node", "makespan", "kernels", "copies",
+          "cuda calls", "host", "idle", "speedup");
       for (ReplayResult r : results) {
         Map<String, Double> b = r.breakdown();
-        out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %9.2fx%n", r.node().name(),
+        out.printf(Locale.ROOT, "%-22s %12s %12s %12s %12s %12s %12s %9.2fx%n", r.node().name(),
             Units.time(r.makespanNs() * 1e-9), Units.time(b.get("kernels") * 1e-9),
-            Units.time(b.get("copies") * 1e-9), Units.time(b.get("host") * 1e-9), Units.time(b.get("idle") * 1e-9),
-            first.makespanNs() / Math.max(1.0, r.makespanNs()));
+            Units.time(b.get("copies") * 1e-9), Units.time(b.get("calls") * 1e-9), Units.time(b.get("host") * 1e-9),
+            Units.time(b.get("idle") * 1e-9), first.makespanNs() / Math.max(1.0, r.makespanNs()));
       }
       out.println("(speedup over " + first.node().name() + ")");
     }

@@ -2,6 +2,7 @@ package io.apptrace.cli;
 
 import io.apptrace.node.Units;
 import io.apptrace.stats.Counts;
+import io.apptrace.stats.NvtxCounts;
 import io.apptrace.trace.CudaErrors;
 import io.apptrace.trace.Direction;
 import io.apptrace.trace.SourceGpu;
@@ -9,6 +10,9 @@ import io.apptrace.stats.ProcessStats;
 import io.apptrace.stats.ThreadStats;
 import io.apptrace.stats.TraceStats;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -50,6 +54,7 @@ final class StatsText {
       }
       gpus(p);
       counts(p.counts(), "  ");
+      nvtx(p.nvtx());
       for (ThreadStats t : p.threads()) {
         out.printf(Locale.ROOT, "  thread %d %s: %,d events, %,d API calls, %s%n", t.tid(),
             t.name().isEmpty() ? "" : "(" + t.name() + ")", t.counts().events(),
@@ -58,6 +63,27 @@ final class StatsText {
     }
     for (String n : s.notes()) {
       out.println("note: " + n);
+    }
+  }
+
+  /** Ranges named in the text: the most frequent ones. */
+  private static final int TOP_RANGES = 5;
+
+  /** The ranges and marks the process named: counts, and the most frequent range names. */
+  private void nvtx(NvtxCounts n) {
+    if (n.ranges() == 0 && n.marks() == 0) {
+      return;
+    }
+    out.printf(Locale.ROOT, "  NVTX ranges: %,d%s, marks: %,d%n", n.ranges(),
+        n.unclosed() > 0 ? String.format(Locale.ROOT, " (%,d never closed: ended at their thread's last event)",
+            n.unclosed()) : "", n.marks());
+    List<Map.Entry<String, Long>> top = new ArrayList<>(n.rangeNames().entrySet());
+    top.sort(Map.Entry.<String, Long>comparingByValue().reversed()); // stable: ties stay in name order
+    Map<String, Long> shown = new LinkedHashMap<>();
+    top.subList(0, Math.min(TOP_RANGES, top.size())).forEach(e -> shown.put(e.getKey(), e.getValue()));
+    table(shown, "    ");
+    if (top.size() > TOP_RANGES) {
+      out.printf(Locale.ROOT, "    (%,d more names: stats --json lists them all)%n", top.size() - TOP_RANGES);
     }
   }
 

@@ -41,7 +41,7 @@ class ReplayCommandTest {
       assertThat(n.path("error").isNull()).isTrue();
       JsonNode b = n.path("breakdown_ns");
       long sum = b.path("kernels").asLong() + b.path("memsets").asLong() + b.path("copies").asLong()
-          + b.path("host").asLong() + b.path("idle").asLong();
+          + b.path("calls").asLong() + b.path("host").asLong() + b.path("idle").asLong();
       assertThat((double) sum).as("the breakdown adds up to the makespan")
           .isCloseTo(n.path("makespan_ns").asDouble(), org.assertj.core.data.Offset.offset(5.0));
       assertThat(n.path("critical_path").size()).isPositive();

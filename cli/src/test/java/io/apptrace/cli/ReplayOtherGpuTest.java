@@ -41,6 +41,20 @@ class ReplayOtherGpuTest {
             .contains("kernel(s) re-timed from NVIDIA A100-SXM4-80GB to");
       }
     }
+    // the measured times score the model only on the node the trace was taken on; elsewhere they
+    // are a baseline the projection is a speedup over
+    for (JsonNode n : j.path("nodes")) {
+      boolean own = n.path("node").asText().equals("perlmutter-a100-80gb");
+      assertThat(n.path("trace_taken_here").asText()).as(n.path("node").asText()).isEqualTo(own ? "yes" : "no");
+      assertThat(n.path("error").isNull()).as(n.path("node").asText()).isEqualTo(!own);
+      assertThat(n.path("timeline_error").isNull()).as(n.path("node").asText()).isEqualTo(!own);
+      assertThat(n.has("speedup_vs_measured_by_class")).as(n.path("node").asText()).isEqualTo(!own);
+    }
+    JsonNode h100 = j.path("nodes").get(3).path("speedup_vs_measured_by_class").path("kernels");
+    assertThat(h100.path("speedup").asDouble()).isGreaterThan(1.0);
+    Cli text = Cli.run("replay", trace.toString(), "--node", "dgx-h100");
+    assertThat(text.out()).contains("against the measured times (the trace was taken on NVIDIA A100-SXM4-80GB, not on"
+        + " dgx-h100's").doesNotContain("operation times against the measured ones");
     assertThat(makespan.get("dgx-h100")).isLessThan(makespan.get("perlmutter-a100-80gb"));
     assertThat(makespan.get("perlmutter-a100-80gb")).isLessThan(makespan.get("dgx1-v100"));
     assertThat(makespan.get("dgx1-v100")).isLessThan(makespan.get("dgx1"));

@@ -2,7 +2,9 @@ package io.apptrace.capture;
 
 import io.apptrace.proto.SchemaVersion;
 import io.apptrace.proto.TraceHeader;
+import io.apptrace.symbols.ElfInfo;
 import io.apptrace.trace.TraceWriter;
+import io.apptrace.trace.Version;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -61,7 +63,7 @@ public final class Capture {
       try (Collector collector = Collector.start(socket, writer)) {
         Program p;
         try {
-          p = start(socket);
+          p = start(socket, notes);
         } catch (CaptureException e) { // nothing ran: leave no empty trace behind
           writer.close();
           if (!existed) {
@@ -136,7 +138,10 @@ public final class Capture {
     }
   }
 
-  private Program start(Path socket) throws CaptureException {
+  /** The variable NVTX reads to find its injection library (docs/CAPTURE.md). */
+  static final String NVTX_INJECTION = "NVTX_INJECTION64_PATH";
+
+  private Program start(Path socket, List<String> notes) throws CaptureException {
     Map<String, String> env = new HashMap<>(System.getenv());
     NativeLibraries libs = options.libraries();
     List<String> preload = new ArrayList<>();
@@ -156,7 +161,22 @@ public final class Capture {
     env.put("LD_PRELOAD", String.join(":", preload));
     env.put("APPTRACE_SOCKET", socket.toString());
     env.put("APPTRACE_MALLOC_THRESHOLD", Long.toString(options.mallocThresholdBytes()));
+    nvtxInjection(env, libs.interposer(), notes);
     return Spawn.start(options.command(), env, options.programOutput(), options.programErrors());
+  }
+
+  /**
+   * Names the interposer as the program's NVTX injection library in {@code env}, unless the user
+   * named another: then theirs is kept, and a note says so.
+   */
+  static void nvtxInjection(Map<String, String> env, Path interposer, List<String> notes) {
+    String nvtx = env.get(NVTX_INJECTION);
+    if (nvtx == null || nvtx.isEmpty()) {
+      env.put(NVTX_INJECTION, interposer.toAbsolutePath().toString());
+    } else {
+      notes.add(NVTX_INJECTION + " is set (" + nvtx + "): kept, so the program's NVTX ranges and marks go to"
+          + " that tool and are not in the trace; unset it to record them");
+    }
   }
 
   private static ExitStatus waitFor(Program p, Collector c, Consumer<Progress> progress, long intervalMs)

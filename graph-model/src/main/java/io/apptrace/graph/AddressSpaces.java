@@ -181,6 +181,10 @@ final class AddressSpaces {
           break;
         }
       }
+      if (a.isEmpty() && kind == MemoryKind.DEVICE) {
+        // cudaFree frees managed memory too: the call does not say which it was given
+        a = managed.remove(ptr).map(AddressMap.Region::value);
+      }
     } else {
       a = host.remove(ptr).map(AddressMap.Region::value);
     }

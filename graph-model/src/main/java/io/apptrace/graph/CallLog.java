@@ -39,6 +39,19 @@ public final class CallLog {
 
   private static final Type[] TYPES = Type.values();
 
+  /**
+   * A range of a host thread's time the program named (an NVTX range: push/pop or start/end; an
+   * imported trace's user annotation or profiler step; {@code cudaProfilerStart}/{@code Stop} as
+   * the range "cudaProfiler").
+   *
+   * @param thread the thread index that opened it (as {@link #thread} numbers threads)
+   * @param domain its NVTX domain, "" for the default one
+   */
+  public record Range(int thread, String name, String domain, long startNs, long endNs) {}
+
+  /** An instant the program named (an NVTX mark). */
+  public record Mark(int thread, String name, String domain, long ns) {}
+
   /** A stream as the replay sees it. */
   public record Stream(int pid, int device, boolean legacy, boolean blocking, boolean perThread, long handle) {}
 
@@ -49,10 +62,24 @@ public final class CallLog {
   private final IntList a = new IntList();
   private final IntList b = new IntList();
   private final IntList apiName = new IntList();
+  private final LongList bytes = new LongList();
+  private final LongList cpuEntry = new LongList();
+  private final LongList cpuExit = new LongList();
+  private final LongList collector = new LongList();
   private final List<Stream> streams = new ArrayList<>();
+  private final List<Range> ranges = new ArrayList<>();
+  private final List<Mark> marks = new ArrayList<>();
   private int events;
 
   void add(int threadIndex, Type t, long entry, long duration, int argA, int argB, int name) {
+    add(threadIndex, t, entry, duration, argA, argB, name, 0);
+  }
+
+  void add(int threadIndex, Type t, long entry, long duration, int argA, int argB, int name, long size) {
+    bytes.add(size);
+    cpuEntry.add(0);
+    cpuExit.add(0);
+    collector.add(0);
     thread.add(threadIndex);
     type.add((byte) t.ordinal());
     entryNs.add(entry);
@@ -60,6 +87,24 @@ public final class CallLog {
     a.add(argA);
     b.add(argB);
     apiName.add(name);
+  }
+
+  void addRange(Range r) {
+    ranges.add(r);
+  }
+
+  void addMark(Mark m) {
+    marks.add(m);
+  }
+
+  /** The ranges the program named, in the order they closed. */
+  public List<Range> ranges() {
+    return java.util.Collections.unmodifiableList(ranges);
+  }
+
+  /** The marks the program made, in time order per thread. */
+  public List<Mark> marks() {
+    return java.util.Collections.unmodifiableList(marks);
   }
 
   int addStream(Stream s) {
@@ -79,6 +124,33 @@ public final class CallLog {
     a.trim();
     b.trim();
     apiName.trim();
+    bytes.trim();
+    cpuEntry.trim();
+    cpuExit.trim();
+    collector.trim();
+  }
+
+  /** Sets the last call's thread CPU times (0: not read) and the collector's time before it. */
+  void cpuTimes(long entryNs, long exitNs, long collectorNs) {
+    int last = size() - 1;
+    cpuEntry.set(last, entryNs);
+    cpuExit.set(last, exitNs);
+    collector.set(last, collectorNs);
+  }
+
+  /** Wall time the collector spent on the thread between its previous call and this one, ns. */
+  public long collectorNs(int call) {
+    return collector.get(call);
+  }
+
+  /** The calling thread's CPU time at the call's entry, ns; 0 when the trace did not read it. */
+  public long cpuEntryNs(int call) {
+    return cpuEntry.get(call);
+  }
+
+  /** The calling thread's CPU time at the call's exit, ns; 0 when the trace did not read it. */
+  public long cpuExitNs(int call) {
+    return cpuExit.get(call);
   }
 
   /** Calls, all threads together in time order. */
@@ -111,6 +183,14 @@ public final class CallLog {
   /** The second argument (see {@link Type}). */
   public int b(int call) {
     return b.get(call);
+  }
+
+  /**
+   * The bytes a call allocated, freed, pinned or unpinned (a host call's; what a host-overhead
+   * model prices per MiB), else 0.
+   */
+  public long bytes(int call) {
+    return bytes.get(call);
   }
 
   /** The API function's name id (for {@link OperationTable#nameOf(int)}). */

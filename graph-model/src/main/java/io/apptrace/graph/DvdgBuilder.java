@@ -11,6 +11,7 @@ import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.Copies;
 import io.apptrace.trace.GraphEvent;
+import io.apptrace.trace.NvtxRanges;
 import io.apptrace.trace.KernelNames;
 import io.apptrace.trace.SourceGpu;
 import io.apptrace.trace.TimeOrderedReader;
@@ -171,10 +172,17 @@ public final class DvdgBuilder {
   /** The stream of the last operation begun (for the call log). */
   private HappensBefore.Stream lastOpStream;
 
-  /** Keeps every API call in a {@link CallLog} too (for the replay). */
+  /** The program's NVTX ranges and marks, and its profiler range, for the call log. */
+  private NvtxRanges nvtx;
+
+  /** Keeps every API call in a {@link CallLog} too (for the replay), with the ranges the program named. */
   public void recordCalls() {
     if (calls == null) {
       calls = new CallLog();
+      nvtx = new NvtxRanges(
+          r -> calls.addRange(new CallLog.Range(ops.threadId(r.pid(), r.tid()), r.name(), r.domain(), r.startNs(),
+              r.endNs())),
+          m -> calls.addMark(new CallLog.Mark(ops.threadId(m.pid(), m.tid()), m.name(), m.domain(), m.ns())));
     }
   }
 
@@ -307,6 +315,22 @@ public final class DvdgBuilder {
     }
     if (calls != null) {
       logCall(p, ev, opsBefore);
+      annotate(ev);
+    }
+  }
+
+  /** Hands the event to the NVTX ranges: an annotation, a profiler call, or the time a thread was last seen. */
+  private void annotate(GraphEvent ev) {
+    GraphEvent.Call c = ev.call();
+    if (ev instanceof GraphEvent.Other o && o.record().event().hasAnnotation()) {
+      nvtx.annotation(c.pid(), c.tid(), c.entryNs(), o.record().event().getAnnotation());
+      return;
+    }
+    int profiler = NvtxRanges.profilerCall(c.api(), c.otherName());
+    if (profiler != 0 && c.ok()) {
+      nvtx.profiler(c.pid(), c.tid(), c.entryNs(), c.exitNs(), profiler > 0);
+    } else {
+      nvtx.seen(c.pid(), c.tid(), c.exitNs());
     }
   }
 
@@ -346,7 +370,19 @@ public final class DvdgBuilder {
   }
 
   /** Notes an API call in the call log: what it issued, waited for or recorded. */
+  /** The bytes the last free released (for the call log: a host-overhead model prices unpinning per MiB). */
+  private long lastFreedBytes;
+
   private void logCall(Proc p, GraphEvent ev, int opsBefore) {
+    int before = calls.size();
+    logCallBody(p, ev, opsBefore);
+    GraphEvent.Call c = ev.call();
+    if (calls.size() > before && (c.cpuEntryNs() != 0 || c.cpuExitNs() != 0 || c.collectorNs() != 0)) {
+      calls.cpuTimes(c.cpuEntryNs(), c.cpuExitNs(), c.collectorNs());
+    }
+  }
+
+  private void logCallBody(Proc p, GraphEvent ev, int opsBefore) {
     GraphEvent.Call c = ev.call();
     if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
       return; // not a runtime call (host allocations, process and thread records)
@@ -382,7 +418,13 @@ public final class DvdgBuilder {
       calls.add(thread, CallLog.Type.SYNC_DEVICE, entry, dur, device(c.pid(), c.tid()), -1, name);
       return;
     }
-    calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name);
+    long size = 0;
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasAlloc()) {
+      size = o.record().event().getAlloc().getBytes();
+    } else if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasFree()) {
+      size = lastFreedBytes;
+    }
+    calls.add(thread, CallLog.Type.HOST, entry, dur, -1, -1, name, size);
   }
 
   /** Notes a synchronization call in the call log. */
@@ -473,7 +515,9 @@ public final class DvdgBuilder {
   private void free(Proc p, TraceRecord r, Event e) {
     long ptr = e.getFree().getPtr();
     MemoryKind kind = e.getFree().getKind();
-    if (ptr != 0 && p.spaces.remove(kind, ptr).isEmpty() && kind != MemoryKind.PAGEABLE
+    java.util.Optional<Allocation> freed = ptr == 0 ? java.util.Optional.empty() : p.spaces.remove(kind, ptr);
+    lastFreedBytes = freed.map(Allocation::bytes).orElse(0L);
+    if (ptr != 0 && freed.isEmpty() && kind != MemoryKind.PAGEABLE
         && kind != MemoryKind.ARRAY) {
       warnings.add("free of an unknown pointer", ApiNames.of(e) + "(0x" + Long.toHexString(ptr) + ")");
     }
@@ -856,6 +900,9 @@ public final class DvdgBuilder {
       throw new IllegalStateException("build() was already called");
     }
     built = true;
+    if (nvtx != null) {
+      nvtx.finish(); // before the operation table is finished: a range may name a thread of its own
+    }
     ops.finish();
     values.trim();
     Map<Integer, List<Module>> modules = new HashMap<>();

@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param gpus the GPUs its trace describes (DeviceInfo records), by device index
  * @param gpuQueryError captures: the cudaError_t with which the runtime could not describe its
  *     devices (no driver, no device), 0 when it could or the trace does not say
+ * @param nvtx the ranges and marks it named
  */
 public record ProcessStats(
     int pid,
@@ -35,7 +36,8 @@ public record ProcessStats(
     Counts counts,
     List<ThreadStats> threads,
     List<SourceGpu> gpus,
-    int gpuQueryError) {
+    int gpuQueryError,
+    NvtxCounts nvtx) {
   public ProcessStats {
     argv = List.copyOf(argv);
     threads = List.copyOf(threads);

@@ -8,6 +8,7 @@ import io.apptrace.proto.MemoryKind;
 import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.KernelNames;
+import io.apptrace.trace.NvtxRanges;
 import io.apptrace.trace.AddressMap;
 import io.apptrace.trace.Copies;
 import io.apptrace.trace.Direction;
@@ -34,6 +35,9 @@ final class StatsBuilder {
   private final Counts totals = new Counts();
   private final Map<Integer, Proc> procs = new TreeMap<>();
   private final List<String> notes = new ArrayList<>();
+  private final NvtxRanges nvtx = new NvtxRanges(
+      r -> procs.get(r.pid()).nvtx.range(r.name(), r.domain(), r.closedAtEnd()),
+      m -> procs.get(m.pid()).nvtx.mark(m.name(), m.domain()));
 
   /** Per-process state while reading. */
   private static final class Proc {
@@ -52,6 +56,7 @@ final class StatsBuilder {
     /** Its GPUs by device index (a forked child's trace repeats its parent's: the first stands). */
     final Map<Integer, SourceGpu> gpus = new TreeMap<>();
     int gpuQueryError;
+    final NvtxCounts nvtx = new NvtxCounts();
 
     Proc(int pid) {
       this.pid = pid;
@@ -98,6 +103,14 @@ final class StatsBuilder {
       for (Counts c : scopes) {
         c.call(fn, e.getResult(), e.getDurationNs());
       }
+    }
+    int profiler = NvtxRanges.profilerCall(e.getApiValue(), e.getApiName());
+    if (e.hasAnnotation()) {
+      nvtx.annotation(r.pid(), r.tid(), e.getEntryNs(), e.getAnnotation());
+    } else if (profiler != 0 && e.getResult() == 0) {
+      nvtx.profiler(r.pid(), r.tid(), e.getEntryNs(), end, profiler > 0);
+    } else {
+      nvtx.seen(r.pid(), r.tid(), end);
     }
     body(p, t, e, scopes);
   }
@@ -242,6 +255,7 @@ final class StatsBuilder {
   }
 
   TraceStats build(TraceHeader header, Optional<Truncation> truncation) {
+    nvtx.finish();
     List<ProcessStats> out = new ArrayList<>();
     for (Proc p : procs.values()) {
       java.util.function.LongFunction<String> names = id -> name(p.kernels.get(id), id);
@@ -258,7 +272,8 @@ final class StatsBuilder {
         continue; // a pid seen only in collector notes
       }
       out.add(new ProcessStats(p.pid, p.ppid, p.argv, p.simulated, Optional.ofNullable(p.exitCode),
-          p.signal, p.clean, p.dropped, lost, p.counts, threads, List.copyOf(p.gpus.values()), p.gpuQueryError));
+          p.signal, p.clean, p.dropped, lost, p.counts, threads, List.copyOf(p.gpus.values()), p.gpuQueryError,
+          p.nvtx));
     }
     for (Proc p : procs.values()) {
       p.counts.kernelLaunches().forEach(totals::addLaunches);

@@ -52,6 +52,7 @@ public final class StatsJson {
       pn.put("lost_batches", p.lostBatches());
       counts(pn, p.counts());
       gpus(pn, p);
+      nvtx(pn, p.nvtx());
       var threads = pn.putArray("threads");
       for (ThreadStats t : p.threads()) {
         ObjectNode tn = threads.addObject();
@@ -89,6 +90,17 @@ public final class StatsJson {
     } else {
       pn.putNull("gpu_query_error");
     }
+  }
+
+  /** The ranges and marks the process named: how many, how many never closed, and by name. */
+  private static void nvtx(ObjectNode pn, NvtxCounts c) {
+    ObjectNode ranges = pn.putObject("nvtx_ranges");
+    ranges.put("count", c.ranges());
+    ranges.put("unclosed", c.unclosed());
+    longs(ranges.putObject("by_name"), c.rangeNames());
+    ObjectNode marks = pn.putObject("nvtx_marks");
+    marks.put("count", c.marks());
+    longs(marks.putObject("by_name"), c.markNames());
   }
 
   private static ObjectNode counts(ObjectNode n, Counts c) {

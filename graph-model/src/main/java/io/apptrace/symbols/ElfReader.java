@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -19,11 +20,15 @@ import java.util.Optional;
  */
 final class ElfReader implements Closeable {
   static final int SHT_SYMTAB = 2;
+  static final int SHT_DYNAMIC = 6;
   static final int SHT_NOTE = 7;
   static final int SHT_DYNSYM = 11;
   static final long SHF_EXECINSTR = 0x4;
   private static final int PT_NOTE = 4;
   private static final int NT_GNU_BUILD_ID = 3;
+  private static final long DT_NULL = 0;
+  private static final long DT_NEEDED = 1;
+  private static final int DYNAMIC_ENTRY_BYTES = 16;
   private static final long MAX_READ_BYTES = 256L << 20;
   private static final long MAX_NOTE_BYTES = 1L << 20;
   private static final long MAX_HEADERS = 1L << 20;
@@ -94,7 +99,7 @@ final class ElfReader implements Closeable {
     }
     byte[] table = new byte[(int) names.size()];
     read(names.offset(), names.size()).get(table);
-    byte[] wanted = (name + "\0").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] wanted = (name + "\0").getBytes(StandardCharsets.US_ASCII);
     for (Section s : sections) {
       int at = s.name();
       if (at >= 0 && at + wanted.length <= table.length
@@ -134,6 +139,52 @@ final class ElfReader implements Closeable {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The shared libraries the file's dynamic section names (DT_NEEDED), in order; empty for a file
+   * without one (a statically linked program, an object file).
+   *
+   * @throws IOException if the dynamic section or its string table cannot be read
+   */
+  List<String> needed() throws IOException {
+    List<String> needed = new ArrayList<>();
+    for (Section s : sections) {
+      if (s.type() != SHT_DYNAMIC) {
+        continue;
+      }
+      if (s.link() <= 0 || s.link() >= sections.size()) {
+        throw new IOException("the dynamic section links no string table (link " + s.link() + ")");
+      }
+      Section strings = sections.get(s.link());
+      ByteBuffer entries = read(s.offset(), s.size() - s.size() % DYNAMIC_ENTRY_BYTES);
+      ByteBuffer names = read(strings.offset(), strings.size());
+      for (int at = 0; at + DYNAMIC_ENTRY_BYTES <= entries.limit(); at += DYNAMIC_ENTRY_BYTES) {
+        long tag = entries.getLong(at);
+        if (tag == DT_NULL) {
+          break;
+        }
+        if (tag == DT_NEEDED) {
+          needed.add(string(names, entries.getLong(at + 8)));
+        }
+      }
+    }
+    return needed;
+  }
+
+  /**
+   * The NUL-terminated string at {@code offset} of a string table read whole (by {@link #read});
+   * empty when the offset lies outside it.
+   */
+  static String string(ByteBuffer table, long offset) {
+    if (offset < 0 || offset >= table.limit()) {
+      return "";
+    }
+    int end = (int) offset;
+    while (end < table.limit() && table.get(end) != 0) {
+      end++;
+    }
+    return new String(table.array(), (int) offset, end - (int) offset, StandardCharsets.UTF_8);
   }
 
   @Override

@@ -2,9 +2,7 @@ package io.apptrace.symbols;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -110,7 +108,7 @@ final class FunctionTable {
       if ((type != STT_FUNC && type != STT_GNU_IFUNC) || section == 0 || value == 0) {
         continue;
       }
-      String name = cString(names, Integer.toUnsignedLong(symbols.getInt(at)));
+      String name = ElfReader.string(names, Integer.toUnsignedLong(symbols.getInt(at)));
       if (!name.isEmpty()) {
         int binding = (info >> 4) & 0xf;
         int rank = binding == STB_GLOBAL ? 2 : binding == STB_WEAK ? 1 : 0;
@@ -129,17 +127,5 @@ final class FunctionTable {
       }
     }
     return unique.toArray(Function[]::new);
-  }
-
-  private static String cString(ByteBuffer names, long offset) {
-    if (offset >= names.limit()) {
-      return "";
-    }
-    int end = (int) offset;
-    while (end < names.limit() && names.get(end) != 0) {
-      end++;
-    }
-    byte[] bytes = Arrays.copyOfRange(names.array(), (int) offset, end);
-    return new String(bytes, StandardCharsets.UTF_8);
   }
 }

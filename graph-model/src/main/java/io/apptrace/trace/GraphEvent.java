@@ -32,9 +32,19 @@ public sealed interface GraphEvent {
    * @param durationNs the call's duration, ns
    * @param correlationId the CUPTI correlation id, 0 when unknown
    * @param callSite the return address into the caller
+   * @param cpuEntryNs the thread's CPU time at entry, 0 when not read ({@code Event.thread_cpu_ns})
+   * @param cpuExitNs the thread's CPU time at exit, 0 when not read
+   * @param collectorNs the collector's own time on the thread since its previous call ({@code
+   *     Event.collector_ns})
    */
   record Call(int pid, int tid, int api, String otherName, int result, long entryNs, long durationNs,
-      long correlationId, long callSite) {
+      long correlationId, long callSite, long cpuEntryNs, long cpuExitNs, long collectorNs) {
+    /** A call whose thread CPU times and collector time were not recorded. */
+    public Call(int pid, int tid, int api, String otherName, int result, long entryNs, long durationNs,
+        long correlationId, long callSite) {
+      this(pid, tid, api, otherName, result, entryNs, durationNs, correlationId, callSite, 0, 0, 0);
+    }
+
     public boolean ok() {
       return result == 0;
     }
@@ -102,7 +112,8 @@ public sealed interface GraphEvent {
   /** The graph's view of one event. */
   static GraphEvent of(int pid, int tid, long batchSeq, Event e) {
     Call c = new Call(pid, tid, e.getApiValue(), e.getApiName(), e.getResult(), e.getEntryNs(),
-        e.getDurationNs(), e.getCorrelationId(), e.getCallSite());
+        e.getDurationNs(), e.getCorrelationId(), e.getCallSite(), e.getThreadCpuNs(), e.getThreadCpuExitNs(),
+        e.getCollectorNs());
     switch (e.getBodyCase()) {
       case COPY -> {
         Copy k = e.getCopy();

@@ -41,6 +41,9 @@ final class GraphEventWire extends WireCursor {
     int result = 0;
     long callSite = 0;
     long correlation = 0;
+    long cpuEntry = 0;
+    long cpuExit = 0;
+    long collector = 0;
     int body = 0;
     int bodyStart = 0;
     int bodyEnd = 0;
@@ -53,6 +56,9 @@ final class GraphEventWire extends WireCursor {
         case 4 << 3 | VARINT -> result = (int) varint();
         case 5 << 3 | FIXED64 -> callSite = fixed64();
         case 6 << 3 | VARINT -> correlation = varint();
+        case 8 << 3 | VARINT -> cpuEntry = varint();
+        case 9 << 3 | VARINT -> cpuExit = varint();
+        case 50 << 3 | VARINT -> collector = varint();
         case 16 << 3 | BYTES, 17 << 3 | BYTES, 19 << 3 | BYTES, 27 << 3 | BYTES -> {
           if (body != 0) {
             return null; // a second body: protobuf's oneof and merge rules are the parser's
@@ -69,7 +75,8 @@ final class GraphEventWire extends WireCursor {
     if (refused || body == 0) {
       return null;
     }
-    GraphEvent.Call c = new GraphEvent.Call(pid, tid, api, "", result, entry, duration, correlation, callSite);
+    GraphEvent.Call c = new GraphEvent.Call(pid, tid, api, "", result, entry, duration, correlation, callSite,
+        cpuEntry, cpuExit, collector);
     pos = bodyStart;
     end = bodyEnd;
     GraphEvent e = switch (body) {

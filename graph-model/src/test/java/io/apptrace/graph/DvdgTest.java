@@ -527,6 +527,13 @@ class DvdgTest {
     assertThat(edges(g)).containsExactly("none -cudaMemcpy-> alloc0:v1");
   }
 
+  /** cudaFree of managed memory: the call says device memory, the graph finds the managed allocation. */
+  @Test
+  void cudaFreeOfManagedMemoryFreesIt() throws Exception {
+    Dvdg g = new TraceFixture().cudaMallocManaged(0x7000_0000_0000L, 4096).cudaFree(0x7000_0000_0000L).build(tmp);
+    assertThat(g.warnings().total()).isZero();
+  }
+
   /** Batches in the file out of time order: the graph follows time, not the file. */
   @Test
   void threadsAreMergedInTimeOrderWhateverTheFileOrder() throws Exception {

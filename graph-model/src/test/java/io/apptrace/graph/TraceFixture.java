@@ -80,6 +80,11 @@ final class TraceFixture {
         .setKind(MemoryKind.PINNED).setPtr(ptr).setBytes(bytes).setDevice(-1).setNumaNode(numaNode)));
   }
 
+  TraceFixture cudaMallocManaged(long ptr, long bytes) {
+    return call(Api.cudaMallocManaged, Event.newBuilder().setAlloc(Alloc.newBuilder()
+        .setKind(MemoryKind.MANAGED).setPtr(ptr).setBytes(bytes)));
+  }
+
   TraceFixture cudaFree(long ptr) {
     return call(Api.cudaFree, Event.newBuilder().setFree(Free.newBuilder().setKind(MemoryKind.DEVICE).setPtr(ptr)));
   }

@@ -42,6 +42,14 @@ class ElfReaderTest {
     }
   }
 
+  /** The DT_NEEDED entries, as readelf -d lists them: a C program needs the C library. */
+  @Test
+  void readsTheLibrariesTheProgramNeeds() throws IOException {
+    try (ElfReader elf = ElfReader.open(c.program())) {
+      assertThat(elf.needed()).contains("libc.so.6").doesNotHaveDuplicates();
+    }
+  }
+
   @Test
   void rejectsFilesThatAreNotElf() throws IOException {
     Path text = Files.writeString(tmp.resolve("script.sh"), "#!/bin/sh\necho not elf\n");
@@ -72,6 +80,7 @@ class ElfReaderTest {
       if (elf.isPresent()) {
         try (ElfReader e = elf.get()) {
           e.buildId();
+          e.needed();
           FunctionTable.read(e).functionAt(c.site() - 1 - c.module().getLoadBias());
         } catch (IOException expected) {
           // a damaged table may be found only when it is read

@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * The node file a calibration writes: a base node's file (the bundled node with this machine's
  * GPUs, or {@code --base}) with its {@code measured} section replaced, or else a skeleton made from
- * what the runtime and Linux say about the machine ({@link NodeSkeleton}). The text is read back
+ * what the runtime and Linux say about the machine ({@link MachineYaml}). The text is read back
  * with {@link NodeLoader} before anyone sees it.
  */
 public final class CalibratedNode {
@@ -28,7 +28,7 @@ public final class CalibratedNode {
   private CalibratedNode() {}
 
   /** The bundled node whose GPUs are this machine's, in number and model; the first of several. */
-  public static Optional<Base> matchingBundled(Machine m) throws NodeFileException {
+  public static Optional<Base> matchingBundled(CalibrationMachine m) throws NodeFileException {
     for (Node n : BundledNodes.all()) {
       boolean same = n.gpus().size() == m.gpus().size();
       for (int i = 0; same && i < n.gpus().size(); i++) {
@@ -90,7 +90,7 @@ public final class CalibratedNode {
    */
   public static String text(CalibrationResult r, Optional<Base> base, String name, String how,
       List<io.apptrace.node.Node.FittedTo> fitted) throws CalibrationException {
-    Machine m = r.machine();
+    CalibrationMachine m = r.machine();
     List<String> header = new ArrayList<>();
     if (m.simulated()) {
       header.add("# SIMULATED: measured on apptrace's simulated CUDA runtime (" + m.simulatedWhy() + "), not on a GPU;");
@@ -111,7 +111,7 @@ public final class CalibratedNode {
       List<Integer> numa = m.numaNodes();
       List<String> measured = MeasuredYaml.lines(r, how, fitted, n -> numa.contains(n)
           ? Optional.of("cpu" + numa.indexOf(n)) : Optional.empty());
-      text = String.join("\n", NodeSkeleton.lines(r, name)) + "\n" + String.join("\n", measured) + "\n";
+      text = String.join("\n", MachineYaml.lines(r, name)) + "\n" + String.join("\n", measured) + "\n";
     }
     String out = String.join("\n", header) + "\n" + text;
     try {

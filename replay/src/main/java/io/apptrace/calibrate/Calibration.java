@@ -80,7 +80,7 @@ public final class Calibration {
     Runtimes.Loaded rt = options.simulated() ? Runtimes.simulated(options.simulator(), "--sim")
         : Runtimes.systemOrSimulated(options.simulator(), listener::warn);
     Numa numa = Numa.detect();
-    Machine machine = Runtimes.describe(rt, numa);
+    CalibrationMachine machine = Runtimes.describe(rt, numa);
     Sizing sizing = options.quick() ? Sizing.quick() : Sizing.full();
     Plan plan = new Plan(machine, sizing, new CopyBenchmarks(rt.cuda(), numa, sizing),
         new LatencyBenchmarks(rt.cuda(), numa, sizing));

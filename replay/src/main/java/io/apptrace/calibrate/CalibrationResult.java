@@ -13,7 +13,7 @@ import java.util.List;
  * @param faults the page-fault latencies
  * @param skipped the benchmarks that did not run, with why
  */
-public record CalibrationResult(Machine machine, Sizing sizing, List<Series> series, List<Gap> gaps,
+public record CalibrationResult(CalibrationMachine machine, Sizing sizing, List<Series> series, List<Gap> gaps,
     List<PageFault> faults, List<Skipped> skipped) {
   public CalibrationResult {
     series = List.copyOf(series);

@@ -58,7 +58,7 @@ final class MeasuredYaml {
   }
 
   private void write(String how) {
-    Machine m = r.machine();
+    CalibrationMachine m = r.machine();
     lines.add("measured:");
     lines.add("  source: >-");
     for (String l : wrap(how + " " + method(), 110)) {

@@ -37,7 +37,7 @@ final class Plan {
   static final List<Benchmark> HOST_GPU = List.of(Benchmark.PINNED_TO_GPU, Benchmark.GPU_TO_PINNED,
       Benchmark.HOST_TO_GPU, Benchmark.GPU_TO_HOST, Benchmark.WC_TO_GPU, Benchmark.GPU_TO_WC);
 
-  private final Machine machine;
+  private final CalibrationMachine machine;
   private final Sizing sizing;
   private final CopyBenchmarks copies;
   private final LatencyBenchmarks latency;
@@ -47,7 +47,7 @@ final class Plan {
   private final List<CalibrationResult.Gap> gaps = new ArrayList<>();
   private final List<CalibrationResult.PageFault> faults = new ArrayList<>();
 
-  Plan(Machine machine, Sizing sizing, CopyBenchmarks copies, LatencyBenchmarks latency) {
+  Plan(CalibrationMachine machine, Sizing sizing, CopyBenchmarks copies, LatencyBenchmarks latency) {
     this.machine = machine;
     this.sizing = sizing;
     this.copies = copies;

@@ -92,9 +92,9 @@ final class Runtimes {
   }
 
   /** The machine the runtime sees: its GPUs, which can reach which, and the host's NUMA nodes. */
-  static Machine describe(Loaded rt, Numa numa) throws CalibrationException {
+  static CalibrationMachine describe(Loaded rt, Numa numa) throws CalibrationException {
     Cuda cuda = rt.cuda();
-    List<Machine.Gpu> gpus = new ArrayList<>();
+    List<CalibrationMachine.Gpu> gpus = new ArrayList<>();
     List<List<Boolean>> peer = new ArrayList<>();
     try {
       for (int d = 0; d < rt.devices(); d++) {
@@ -105,7 +105,7 @@ final class Runtimes {
         int[] link = cuda.simulated ? new int[2] : HostInfo.pcieLink(bus).orElse(new int[2]);
         double memBw = cuda.attribute(CudaRuntime.ATTR_MEMORY_CLOCK_RATE_KHZ, d) * 1e3 * 2
             * cuda.attribute(CudaRuntime.ATTR_GLOBAL_MEMORY_BUS_WIDTH, d) / 8.0;
-        gpus.add(new Machine.Gpu(d, cuda.deviceName(d), cuda.totalMemory(), memBw,
+        gpus.add(new CalibrationMachine.Gpu(d, cuda.deviceName(d), cuda.totalMemory(), memBw,
             cuda.attribute(CudaRuntime.ATTR_ASYNC_ENGINE_COUNT, d), cuda.attribute(CudaRuntime.ATTR_MULTIPROCESSOR_COUNT, d),
             cuda.attribute(CudaRuntime.ATTR_CLOCK_RATE_KHZ, d) * 1e3, bus, node, link[0], link[1],
             cuda.attribute(CudaRuntime.ATTR_MANAGED_MEMORY, d) != 0));
@@ -121,7 +121,7 @@ final class Runtimes {
       throw new CalibrationException("cannot describe the GPUs of " + cuda.library + ": " + e.getMessage());
     }
     String why = rt.simulatedWhy();
-    return new Machine(HostInfo.hostName(), cuda.library, cuda.simulated, why == null ? "" : why, numa.nodes(),
-        numa.note(), HostInfo.cpuModel(), gpus, peer);
+    return new CalibrationMachine(HostInfo.hostName(), cuda.library, cuda.simulated, why == null ? "" : why,
+        numa.nodes(), numa.note(), HostInfo.cpuModel(), gpus, peer);
   }
 }

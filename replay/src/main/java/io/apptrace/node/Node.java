@@ -13,6 +13,7 @@ import java.util.Set;
  * measured on it. Quantities are in base units: bytes, bytes per second (per direction), seconds,
  * hertz, FLOP per second.
  *
+ * @param hostOverheads its CUDA calls' own costs (the bundled defaults where the file gives none)
  * @param source where it was read from: a bundled name or a file path
  */
 public record Node(
@@ -27,6 +28,7 @@ public record Node(
     List<Link> links,
     PeerAccess peerAccess,
     Measured measured,
+    HostOverheads hostOverheads,
     String source) {
 
   public Node {

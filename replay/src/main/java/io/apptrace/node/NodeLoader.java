@@ -338,6 +338,8 @@ public final class NodeLoader {
     Node.PeerAccess peer = peerAccess(root, ids, gpus);
     Node.Measured measured = root.map("measured").isPresent() ? measured(root.map("measured").get(), name, cpus)
         : Node.Measured.none();
+    HostOverheads host = root.map("host_overheads").isPresent()
+        ? hostOverheads(root.map("host_overheads").get(), HostOverheads.defaults()) : HostOverheads.defaults();
     root.done();
     List<NodeSkeleton.Unknown> unknowns = root.unknowns();
     if (complete && !unknowns.isEmpty()) {
@@ -346,7 +348,7 @@ public final class NodeLoader {
           : " (and " + more + " more unknown value" + (more == 1 ? "" : "s") + ")"));
     }
     Node node = new Node(name, description, aliases, sources, cpuSpeed, cpus, gpus, switches, links, peer,
-        measured, source);
+        measured, host, source);
     Topology.of(node); // every GPU must be reachable from host memory
     return new NodeSkeleton(node, unknowns);
   }
@@ -539,6 +541,44 @@ public final class NodeLoader {
       rules.add(r.text);
     }
     return new Node.PeerAccess(rules, Set.of());
+  }
+
+  /**
+   * A {@code host_overheads} section: each figure it gives, over {@code base}'s (null for the
+   * bundled defaults themselves, which must give every figure).
+   */
+  static HostOverheads hostOverheads(YamlMap m, HostOverheads base) throws NodeFileException {
+    java.util.Map<ApiClass, Long> fixed = new java.util.EnumMap<>(ApiClass.class);
+    java.util.Map<ApiClass, Long> perMib = new java.util.EnumMap<>(ApiClass.class);
+    java.util.Set<ApiClass> set = java.util.EnumSet.noneOf(ApiClass.class);
+    if (base != null) {
+      fixed.putAll(base.fixedNs());
+      perMib.putAll(base.perMibNs());
+    }
+    String source = m.has("source") ? m.string("source") : base == null ? null : "the node file";
+    for (ApiClass c : ApiClass.values()) {
+      java.util.OptionalDouble v = m.optQuantity(c.key(), Units.Kind.TIME);
+      if (v.isPresent()) {
+        fixed.put(c, Math.round(v.getAsDouble() * 1e9));
+        set.add(c);
+      } else if (base == null) {
+        throw m.error(c.key(), "the figure is missing");
+      }
+      if (c.perMib()) {
+        java.util.OptionalDouble w = m.optQuantity(c.key() + "_per_mib", Units.Kind.TIME);
+        if (w.isPresent()) {
+          perMib.put(c, Math.round(w.getAsDouble() * 1e9));
+          set.add(c);
+        } else if (base == null) {
+          throw m.error(c.key() + "_per_mib", "the figure is missing");
+        }
+      }
+    }
+    m.done();
+    if (source == null) {
+      throw m.error("source", "say where the figures come from");
+    }
+    return new HostOverheads(source, fixed, perMib, base == null ? java.util.Set.of() : set);
   }
 
   private static Node.Measured measured(YamlMap m, String self, List<Node.Cpu> cpus) throws NodeFileException {

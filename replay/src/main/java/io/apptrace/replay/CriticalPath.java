@@ -87,7 +87,7 @@ final class CriticalPath {
           if (delay > 0 && causeType[id] != Cause.ENGINE) { // --keep-measured's dispatch delay
             out.add(new ReplayResult.Segment("host", op.kind() == ReplayProgram.Kind.COPY
                 ? "before the copy's DMA, as measured (staging, driver)" : "launch latency, as measured",
-                start[id] - delay, start[id], id, "host"));
+                start[id] - delay, start[id], id, "calls"));
             t = start[id] - delay;
           }
           if (causeType[id] == Cause.ISSUE || causeId[id] < 0) {
@@ -107,7 +107,7 @@ final class CriticalPath {
             kind = OP;
             id = callEndCause[id];
           } else {
-            out.add(new ReplayResult.Segment("host", call(id).name(), callStart[id], callEnd[id], -1, "host"));
+            out.add(new ReplayResult.Segment("host", call(id).name(), callStart[id], callEnd[id], -1, "calls"));
             t = callStart[id];
             kind = CALL_START;
           }

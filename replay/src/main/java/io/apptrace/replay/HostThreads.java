@@ -8,11 +8,11 @@ import java.util.List;
 /**
  * The program's host threads (docs/REPLAY.md, "Host threads"): each runs its calls in order,
  * spending between two calls the host time it spent in the trace, divided by the node's
- * {@code cpu_speed_factor}. A call takes its measured duration (its API overhead), except that in
- * a trace from the simulated device a call that issues a copy, memset or kernel takes at most the
- * GPU's launch overhead (the simulator does a copy's work inside the call). A call that blocks
- * (a synchronization, a synchronous copy) ends when what it waits for is done, but not before its
- * own overhead: the smaller of its measured duration and {@link Replayer#BLOCKING_OVERHEAD_NS}.
+ * {@code cpu_speed_factor}. A call takes its own time as {@link CallCosts} gives it: measured, or
+ * the node's host-overhead model (traces from the simulated device). A call that blocks (a
+ * synchronization, a synchronous copy) ends when what it waits for is done, but not before its own
+ * overhead: modelled, {@link CallCosts#blockingOwnNs}; measured, the smaller of its duration and
+ * {@link Replayer#BLOCKING_OVERHEAD_NS}.
  */
 final class HostThreads {
   private final ReplayProgram p;
@@ -23,6 +23,7 @@ final class HostThreads {
   private final EventQueue queue;
   private final StreamRules streams;
   private final MeasuredTiming measured;
+  private final CallCosts costs;
   private OpLifecycle lifecycle;
   private final int threads;
   /** Each thread's next call. */
@@ -46,7 +47,7 @@ final class HostThreads {
   private final List<Integer> targets = new ArrayList<>();
 
   HostThreads(ReplayProgram p, Node node, Replayer.Options o, OpTable t, Clock clock, EventQueue queue,
-      StreamRules streams, MeasuredTiming measured) {
+      StreamRules streams, MeasuredTiming measured, CallCosts costs) {
     this.p = p;
     this.node = node;
     this.o = o;
@@ -55,6 +56,7 @@ final class HostThreads {
     this.queue = queue;
     this.streams = streams;
     this.measured = measured;
+    this.costs = costs;
     threads = p.threads().size();
     cursor = new int[threads];
     callBase = new int[threads + 1];
@@ -100,15 +102,15 @@ final class HostThreads {
     long now = clock.now();
     callStart[id] = now;
     long dur = c.durationNs();
+    long own = -1; // a blocking call's own cost when the host-overhead model prices it
     targets.clear();
     boolean blocking = false;
     switch (c.type()) {
       case OP -> {
         int op = c.a();
-        if (p.provenance().simulated() && t.gpuOf[op] >= 0) {
-          // the simulated device does a copy's or memset's work inside the call: its measured
-          // duration is the simulator's, not a runtime's API overhead (docs/REPLAY.md)
-          dur = Math.min(dur, Clock.ticks(node.gpus().get(t.gpuOf[op]).launchOverheadSeconds() * 1e9));
+        if (t.gpuOf[op] >= 0) {
+          dur = costs.issueNs(i, c, t.gpuOf[op]);
+          own = costs.modelled() ? dur : -1;
         }
         lifecycle.issue(op, id, c.entryNs());
         if (t.ops[op].synchronous() && t.gpuOf[op] >= 0) {
@@ -134,9 +136,18 @@ final class HostThreads {
         blocking = true;
         streams.someStreamTargets(p.threads().get(i).pid(), c.a(), c.entryNs() + c.durationNs(), targets);
       }
-      case EVENT_RECORD -> streams.record(c.a(), c.b());
-      case STREAM_WAIT_EVENT -> streams.waitEvent(c.a(), c.b());
-      case HOST -> { }
+      case EVENT_RECORD -> {
+        streams.record(c.a(), c.b());
+        dur = costs.plainNs(i, c);
+      }
+      case STREAM_WAIT_EVENT -> {
+        streams.waitEvent(c.a(), c.b());
+        dur = costs.plainNs(i, c);
+      }
+      case HOST -> dur = costs.plainNs(i, c);
+    }
+    if (blocking && c.type() != io.apptrace.graph.CallLog.Type.OP) {
+      own = costs.blockingOwnNs(i, c);
     }
     if (!blocking) {
       callEnd[id] = now + dur;
@@ -155,7 +166,7 @@ final class HostThreads {
     }
     // its own overhead: all of its measured time when, as measured, what it waits for had ended
     // before it was called (it did not wait); else at most BLOCKING_OVERHEAD_NS
-    waitEarliest[i] = now + (measured.waitedForNothing(c, targets) ? dur
+    waitEarliest[i] = now + (own >= 0 ? own : measured.waitedForNothing(c, targets) ? dur
         : Math.min(dur, Replayer.BLOCKING_OVERHEAD_NS));
     waitLeft[i] = 0;
     waitTargets[i] = targets.stream().mapToInt(Integer::intValue).filter(x -> x >= 0).toArray();
@@ -224,7 +235,8 @@ final class HostThreads {
       return;
     }
     ReplayProgram.Call next = calls.get(cursor[i]);
-    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs())) / node.cpuSpeedFactor();
+    // host compute: the wall time between the calls less what the thread spent off the CPU
+    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs()) - next.offCpuNs()) / node.cpuSpeedFactor();
     queue.push(clock.at(gap), EventKind.CALL_STARTS, i);
   }
 }

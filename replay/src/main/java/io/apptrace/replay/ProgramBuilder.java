@@ -1,14 +1,12 @@
 package io.apptrace.replay;
 
+import io.apptrace.cost.CopyTransfer;
 import io.apptrace.graph.Allocation;
 import io.apptrace.graph.CallLog;
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.OpKind;
 import io.apptrace.graph.OperationTable;
 import io.apptrace.graph.ValueTable;
-import io.apptrace.node.TransferKind;
-import io.apptrace.proto.MemoryKind;
-import io.apptrace.trace.Direction;
 import io.apptrace.trace.KernelResources;
 import io.apptrace.trace.SourceGpu;
 import java.util.ArrayList;
@@ -35,13 +33,17 @@ public final class ProgramBuilder {
     for (int t = 0; t < ops.threadCount(); t++) {
       perThread.add(new ArrayList<>());
     }
+    OffCpuTime offCpu = new OffCpuTime(ops.threadCount());
     for (int c = 0; c < log.size(); c++) {
       CallLog.Type type = log.type(c);
       if (type == CallLog.Type.OP) {
         opStream[log.a(c)] = log.b(c);
       }
-      perThread.get(log.thread(c)).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
-          log.b(c), ops.nameOf(log.apiName(c))));
+      int t = log.thread(c);
+      long off = offCpu.next(t, log.entryNs(c), log.durationNs(c), log.cpuEntryNs(c), log.cpuExitNs(c),
+          log.collectorNs(c));
+      perThread.get(t).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
+          log.b(c), ops.nameOf(log.apiName(c)), log.bytes(c), off));
     }
     List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
     for (int op = 0; op < ops.size(); op++) {
@@ -67,7 +69,8 @@ public final class ProgramBuilder {
       }
     }
     return new ReplayProgram(out, log.streams(), threads, log.eventCount(), new ReplayProgram.Provenance(
-        g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g));
+        g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g)).withAnnotations(log.ranges(),
+            log.marks());
   }
 
   /** The trace's GPUs by device index; the lowest pid's where processes differ. */
@@ -132,60 +135,12 @@ public final class ProgramBuilder {
       return new ReplayProgram.Op(op, ReplayProgram.Kind.MEMSET, ops.name(op), stream, ops.device(op), -1, null,
           ops.bytes(op), -1, ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
     }
-    Direction d = ops.direction(op);
-    TransferKind kind = transferKind(d, ops.srcMemory(op), ops.dstMemory(op));
-    int numa = -1;
-    int peer = -1;
-    int device = ops.device(op);
-    if (d == Direction.H2D && ops.inputCount(op) > 0) {
-      numa = numa(g, values, ops.input(op, 0));
-    } else if (d == Direction.D2H && ops.outputCount(op) > 0) {
-      numa = numa(g, values, ops.output(op, 0));
-    }
-    if (d == Direction.P2P) {
-      if (ops.inputCount(op) > 0) {
-        device = Math.max(0, g.allocation(values.allocation(ops.input(op, 0))).device());
-      }
-      if (ops.outputCount(op) > 0) {
-        peer = g.allocation(values.allocation(ops.output(op, 0))).device();
-      }
-    }
-    return new ReplayProgram.Op(op, ReplayProgram.Kind.COPY, ops.name(op), stream, device, peer, kind, ops.bytes(op),
-        numa, ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
+    CopyTransfer c = CopyTransfer.of(g, op);
+    return new ReplayProgram.Op(op, ReplayProgram.Kind.COPY, ops.name(op), stream, c.device(), c.peerDevice(), c.kind(),
+        ops.bytes(op), c.numa(), ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
   }
 
   private static boolean host(Dvdg g, ValueTable values, int value) {
     return g.allocation(values.allocation(value)).device() < 0;
-  }
-
-  private static int numa(Dvdg g, ValueTable values, int value) {
-    Allocation a = g.allocation(values.allocation(value));
-    return a.numaNode().orElse(-1);
-  }
-
-  /**
-   * The transfer kind of a copy from its direction and the memory kinds at its ends. Registered
-   * and mapped memory are page-locked, so priced as pinned; managed memory copied explicitly too
-   * (the driver has it resident by then).
-   */
-  static TransferKind transferKind(Direction d, MemoryKind src, MemoryKind dst) {
-    if (d == null) {
-      return null;
-    }
-    return switch (d) {
-      case H2D -> hostKind(src, TransferKind.PINNED_H2D, TransferKind.PAGEABLE_H2D, TransferKind.WRITE_COMBINED_H2D);
-      case D2H -> hostKind(dst, TransferKind.PINNED_D2H, TransferKind.PAGEABLE_D2H, TransferKind.WRITE_COMBINED_D2H);
-      case D2D -> TransferKind.D2D;
-      case P2P -> TransferKind.PEER;
-      case H2H -> null;
-    };
-  }
-
-  private static TransferKind hostKind(MemoryKind m, TransferKind pinned, TransferKind pageable, TransferKind wc) {
-    return switch (m) {
-      case PINNED, REGISTERED, MAPPED, MANAGED -> pinned;
-      case WRITE_COMBINED -> wc;
-      default -> pageable;
-    };
   }
 }

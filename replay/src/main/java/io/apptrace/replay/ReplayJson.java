@@ -60,7 +60,20 @@ public final class ReplayJson {
       });
       ObjectNode busy = n.putObject("engine_busy_ns");
       r.engineBusy().forEach((k, v) -> busy.put(k, Math.round(v)));
-      ReplayReport.timeline(r).ifPresentOrElse(te -> {
+      SourceNodeMatch.Result source = SourceNodeMatch.of(r);
+      boolean other = source.verdict() == SourceNodeMatch.Verdict.OTHER;
+      n.put("trace_taken_here", source.verdict() == SourceNodeMatch.Verdict.SOURCE ? "yes" : other ? "no" : "unknown");
+      if (other && !ReplayReport.speedups(r).isEmpty()) {
+        ObjectNode sp = n.putObject("speedup_vs_measured_by_class");
+        ReplayReport.speedups(r).forEach((k, v) -> {
+          ObjectNode c = sp.putObject(k);
+          c.put("operations", v.operations());
+          c.put("measured_ns", Math.round(v.measuredNs()));
+          c.put("projected_ns", Math.round(v.projectedNs()));
+          c.put("speedup", Math.round(v.speedup() * 1000) / 1000.0);
+        });
+      }
+      (other ? java.util.Optional.<ReplayReport.TimelineError>empty() : ReplayReport.timeline(r)).ifPresentOrElse(te -> {
         ObjectNode tl = n.putObject("timeline_error");
         tl.put("operations", te.ops());
         tl.put("mean_start_error_ns", Math.round(te.meanStartErrorNs()));
@@ -68,7 +81,7 @@ public final class ReplayJson {
         tl.put("mean_start_error_pct_of_makespan", te.meanStartErrorPct());
         tl.put("makespan_error_pct", te.makespanErrorPct());
       }, () -> n.putNull("timeline_error"));
-      Map<String, ReplayReport.ClassError> errors = ReplayReport.errors(r);
+      Map<String, ReplayReport.ClassError> errors = other ? Map.of() : ReplayReport.errors(r);
       if (errors.isEmpty()) {
         n.putNull("error");
       } else {

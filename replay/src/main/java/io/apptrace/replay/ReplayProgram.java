@@ -105,8 +105,23 @@ public final class ReplayProgram {
    *
    * @param a, b the call's arguments as {@link CallLog.Type} says (for OP: the operation and its
    *     stream)
+   * @param bytes what the call allocated, freed, pinned or unpinned (a host call's), else 0
+   * @param offCpuNs of the host time between the thread's previous call and this one, how much the
+   *     thread spent off the CPU in the trace (descheduled, sleeping, waiting), as its CPU times tell
+   *     ({@link OffCpuTime}); 0 when the trace does not say
    */
-  public record Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name) {}
+  public record Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name, long bytes,
+      long offCpuNs) {
+    /** A call that allocates nothing. */
+    public Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name) {
+      this(type, entryNs, durationNs, a, b, name, 0, 0);
+    }
+
+    /** A call whose thread's CPU time the trace does not know. */
+    public Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name, long bytes) {
+      this(type, entryNs, durationNs, a, b, name, bytes, 0);
+    }
+  }
 
   /** A host thread: a process, a thread id, and its calls in issue order. */
   public record Thread(int pid, int tid, List<Call> calls) {
@@ -132,6 +147,9 @@ public final class ReplayProgram {
   private final int events;
   private final Provenance provenance;
   private final Map<Integer, SourceGpu> sourceDevices;
+  private List<CallLog.Range> ranges = List.of();
+  private List<CallLog.Mark> marks = List.of();
+  private java.util.Set<Integer> contextsBefore = java.util.Set.of();
 
   public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events) {
     this(ops, streams, threads, events, Provenance.NONE);
@@ -190,6 +208,43 @@ public final class ReplayProgram {
    */
   public Map<Integer, SourceGpu> sourceDevices() {
     return sourceDevices;
+  }
+
+  /**
+   * This program with the ranges and marks the trace's program named (NVTX; thread indexes as
+   * {@link #threads()} numbers them).
+   */
+  public ReplayProgram withAnnotations(List<CallLog.Range> r, List<CallLog.Mark> m) {
+    ReplayProgram out = new ReplayProgram(ops, streams, threads, events, provenance, sourceDevices);
+    out.ranges = List.copyOf(r);
+    out.marks = List.copyOf(m);
+    out.contextsBefore = contextsBefore;
+    return out;
+  }
+
+  /**
+   * This program, part of a longer one in which the processes {@code pids} had created their
+   * CUDA contexts before it starts (a region of interest).
+   */
+  public ReplayProgram withContextsBefore(java.util.Set<Integer> pids) {
+    ReplayProgram out = withAnnotations(ranges, marks);
+    out.contextsBefore = java.util.Set.copyOf(pids);
+    return out;
+  }
+
+  /** The processes whose CUDA contexts exist before the program's first call. */
+  public java.util.Set<Integer> contextsBefore() {
+    return contextsBefore;
+  }
+
+  /** The ranges the trace's program named (NVTX ranges, profiler ranges), as closed. */
+  public List<CallLog.Range> ranges() {
+    return ranges;
+  }
+
+  /** The marks the trace's program made. */
+  public List<CallLog.Mark> marks() {
+    return marks;
   }
 
   /** The trace devices the program uses. */

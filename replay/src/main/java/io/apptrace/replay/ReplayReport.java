@@ -108,6 +108,37 @@ public final class ReplayReport {
     return out;
   }
 
+  /** A class's measured and projected time on a node the trace was not taken on. */
+  public record ClassSpeedup(int operations, double measuredNs, double projectedNs) {
+    public double speedup() {
+      return measuredNs / Math.max(1.0, projectedNs);
+    }
+  }
+
+  /**
+   * Per class, as {@link #errors}, and {@code overall}: the measured durations against the projected
+   * ones, for a node the trace was not taken on (where they are a baseline, not a reference).
+   */
+  public static Map<String, ClassSpeedup> speedups(ReplayResult r) {
+    Map<String, ClassSpeedup> out = new TreeMap<>();
+    for (ReplayResult.OpTimes t : r.ops()) {
+      ReplayProgram.Op op = r.program().ops().get(t.op());
+      if (!op.measured() || op.measuredDurationNs() <= 0 || Double.isNaN(t.endNs())) {
+        continue;
+      }
+      for (String k : List.of(classOf(op), "overall")) {
+        out.merge(k, new ClassSpeedup(1, op.measuredDurationNs(), t.durationNs()), (a, b) -> new ClassSpeedup(
+            a.operations() + b.operations(), a.measuredNs() + b.measuredNs(), a.projectedNs() + b.projectedNs()));
+      }
+    }
+    return out;
+  }
+
+  private static String classOf(ReplayProgram.Op op) {
+    return op.kind() == ReplayProgram.Kind.KERNEL ? "kernels" : op.kind() == ReplayProgram.Kind.MEMSET
+        ? "memsets" : op.transfer() == null ? "host copies" : op.transfer().key();
+  }
+
   /** Advice for the program on this node, one paragraph each. */
   public static List<String> advice(ReplayResult r) {
     List<String> out = new ArrayList<>();
@@ -165,6 +196,11 @@ public final class ReplayReport {
         bdh += sums.get(s)[2];
       }
       int ns = e.getValue().size();
+      long chains = 0; // independent copy-kernel-copy chains: the most streams the program can use
+      for (int s : e.getValue()) {
+        long[] c = perStream.get(s);
+        chains += Math.min(c[0], Math.min(c[1], c[2]));
+      }
       double gHd = perByte(m, TransferKind.PINNED_H2D, (long) bhd, device);
       double gDh = perByte(m, TransferKind.PINNED_D2H, (long) bdh, device);
       double g = Math.min(m.gap(TransferKind.PINNED_H2D), m.gap(TransferKind.PINNED_D2H));
@@ -184,20 +220,37 @@ public final class ReplayReport {
         a.append(" No gap g is known for this node, so no stream-count estimate.");
       } else if (gpu.implicitSync()) {
         double best = kernelDominant ? Math.sqrt(bhd * gHd / g) : Math.sqrt(te / (2 * g));
-        a.append(String.format(Locale.ROOT, " The best stream count by the estimate of van Werkhoven et al. 2014"
-            + " (%s): about %d (you use %d).",
-            kernelDominant ? "sqrt(B_hd * G_hd / g)" : "sqrt(t_E / (2g))", Math.max(1, Math.round(best)), ns));
+        a.append(streamCount(Math.max(1, Math.round(best)), ns, chains, gpu.id(),
+            kernelDominant ? " (sqrt(B_hd * G_hd / g))" : " (sqrt(t_E / (2g)))"));
       } else if (gpu.copyEngines() >= 2 && !kernelDominant) {
         double best = bhd > bdh ? Math.sqrt((bdh * gDh + te) / g) : Math.sqrt((bhd * gHd + te) / g);
-        a.append(String.format(Locale.ROOT, " The best stream count by the estimate of van Werkhoven et al. 2014:"
-            + " about %d (you use %d).",
-            Math.max(1, Math.round(best)), ns));
+        a.append(streamCount(Math.max(1, Math.round(best)), ns, chains, gpu.id(), ""));
       } else {
         a.append(" More streams hide more of the transfers until the kernels or one engine set the pace"
             + " (van Werkhoven et al. 2014, sec. VI), who give no closed-form count for this case.");
       }
       out.add(a.toString());
     }
+  }
+
+  /**
+   * The stream-count estimate of van Werkhoven et al. 2014 (sec. VI), within what the program allows:
+   * no more streams than its independent copy-kernel-copy chains. An estimate the replay did not try,
+   * and said so.
+   */
+  private static String streamCount(long best, int used, long chains, String gpu, String formula) {
+    if (best <= used) {
+      return String.format(Locale.ROOT, " The estimate of van Werkhoven et al. 2014%s of the best stream count, about"
+          + " %d, is no more than the %d you use.", formula, best, used);
+    }
+    if (used >= chains) {
+      return String.format(Locale.ROOT, " The estimate of van Werkhoven et al. 2014%s of the best stream count (about"
+          + " %d) needs the data split into more pieces than the %d independent copy-kernel-copy chain%s the program"
+          + " has on %s, each on its own stream already: no stream count is advised.", formula, best, chains,
+          chains == 1 ? "" : "s", gpu);
+    }
+    return String.format(Locale.ROOT, " The estimate of van Werkhoven et al. 2014%s: about %d streams for its %d"
+        + " independent chains (you use %d; an estimate, not replayed).", formula, Math.min(best, chains), chains, used);
   }
 
   /** Seconds per byte of a large pinned transfer on the GPU's local route (the G of van Werkhoven et al. 2014). */
@@ -207,79 +260,59 @@ public final class ReplayReport {
     return (e.seconds() - e.latency().seconds()) / n;
   }
 
-  private record PricedCopy(TransferKind kind, long bytes, int gpu) {}
-
-  /** A pageable copy's time alone on the node, and the same copy's from pinned memory, ns. */
-  private static double[] pageableAndPinnedNs(TransferModel m, PricedCopy c) throws NodeFileException {
-    TransferModel.Endpoints where = TransferModel.Endpoints.gpu(c.gpu());
-    return new double[] {m.estimate(c.kind(), c.bytes(), where, TransferModel.Setting.MEASURED).seconds() * 1e9,
-        m.estimate(c.kind().pinnedOfSameWay(), c.bytes(), where, TransferModel.Setting.MEASURED).seconds() * 1e9};
-  }
-
-  /** Pageable copies: what pinning would save on this node, and when it pays for itself. */
+  /** Pageable copies: what pinning saves on this node, replayed, and when it pays for itself. */
   private static void pageable(ReplayResult r, List<String> out) throws NodeFileException {
     ReplayProgram p = r.program();
-    TransferModel m = new TransferModel(r.node());
     int count = 0;
     long bytes = 0;
     double pageableNs = 0;
-    double pinnedNs = 0;
     List<ReplayProgram.Op> copies = new ArrayList<>();
-    Map<PricedCopy, double[]> priced = new HashMap<>();
     for (ReplayResult.OpTimes t : r.ops()) {
       ReplayProgram.Op op = p.ops().get(t.op());
       TransferKind k = op.transfer();
-      if (k != TransferKind.PAGEABLE_H2D && k != TransferKind.PAGEABLE_D2H) {
-        continue;
-      }
-      int gpu = gpu(r, op);
-      if (gpu >= r.node().gpus().size()) {
+      if ((k != TransferKind.PAGEABLE_H2D && k != TransferKind.PAGEABLE_D2H) || Double.isNaN(t.endNs())) {
         continue;
       }
       count++;
       bytes += op.bytes();
-      // long traces repeat a few sizes many times: each (kind, size, GPU) is priced once
-      PricedCopy key = new PricedCopy(k, op.bytes(), gpu);
-      double[] both = priced.get(key);
-      if (both == null) {
-        both = pageableAndPinnedNs(m, key);
-        priced.put(key, both);
-      }
-      pageableNs += both[0];
-      pinnedNs += both[1];
+      pageableNs += t.durationNs();
       copies.add(op);
     }
     if (count == 0) {
       return;
     }
-    double save = pageableNs - pinnedNs;
-    StringBuilder a = new StringBuilder(String.format(Locale.ROOT, "%d cop%s from or to pageable memory (%s) take%s %s"
-        + " on %s; from pinned memory %s %s, %s less (%.1f%% of the makespan).", count,
-        count == 1 ? "y" : "ies", Units.size(bytes), count == 1 ? "s" : "", Units.time(pageableNs * 1e-9),
-        r.node().name(), count == 1 ? "it would take" : "they would take", Units.time(pinnedNs * 1e-9),
-        Units.time(save * 1e-9), 100 * save / Math.max(1, r.makespanNs())));
-    ReplayProgram.Provenance prov = p.provenance();
-    if (prov.pinnedBytes() > 0 && prov.pinNs() > 0 && save > 0) {
-      // Abdelhafez et al. 2019, sec. VIII, lesson 1: pinning pays once its cost is amortized over the copies
-      double perByte = (double) prov.pinNs() / prov.pinnedBytes();
-      copies.sort(java.util.Comparator.comparingLong(ReplayProgram.Op::bytes));
-      ReplayProgram.Op median = copies.get(copies.size() / 2);
-      TransferModel.Endpoints where = TransferModel.Endpoints.gpu(gpu(r, median));
-      double saveOne = (m.estimate(median.transfer(), median.bytes(), where, TransferModel.Setting.MEASURED).seconds()
-          - m.estimate(median.transfer().pinnedOfSameWay(), median.bytes(), where, TransferModel.Setting.MEASURED)
-              .seconds()) * 1e9;
-      double copiesToPay = perByte * median.bytes() / Math.max(saveOne, 1e-9);
-      a.append(String.format(Locale.ROOT, " Pinning cost %s per MiB in this trace%s: a %s buffer (the median copy) pays"
-          + " for its pinning after about %.1f copies of it (Abdelhafez et al. 2019, sec. VIII, lesson 1).",
-          Units.time(perByte * (1 << 20) * 1e-9), prov.simulated() ? " (on the simulated device: not a real figure)"
-              : "", Units.size(median.bytes()), copiesToPay));
-    } else {
-      a.append(" The trace pins no memory, so the cost of pinning here is unknown: pinning pays once the copies of a"
-          + " buffer have saved more than its cudaHostAlloc or cudaHostRegister costs"
-          + " (Abdelhafez et al. 2019, sec. VIII, lesson 1).");
+    // the change replayed: the same program with these copies from pinned memory (docs/REPLAY.md, "Advice")
+    ReplayResult pinned;
+    try {
+      pinned = Replayer.replay(PinPageable.of(p), r.node(), r.options().withSamples(false));
+    } catch (ReplayException e) {
+      return; // the program does not run there at all: the report says so elsewhere
     }
+    double save = r.makespanNs() - pinned.makespanNs();
+    StringBuilder a = new StringBuilder(String.format(Locale.ROOT, "%d cop%s from or to pageable memory (%s) take%s %s"
+        + " on %s; replayed from pinned memory, the makespan is %s: ", count, count == 1 ? "y" : "ies",
+        Units.size(bytes), count == 1 ? "s" : "", Units.time(pageableNs * 1e-9), r.node().name(),
+        Units.time(pinned.makespanNs() * 1e-9)));
+    if (save <= 0) {
+      a.append("no shorter (the copies are not what sets the makespan), so pinning is not advised.");
+      out.add(a.toString());
+      return;
+    }
+    a.append(String.format(Locale.ROOT, "%s less (%.1f%%).", Units.time(save * 1e-9),
+        100 * save / Math.max(1, r.makespanNs())));
+    // Abdelhafez et al. 2019, sec. VIII, lesson 1: pinning pays once its cost is amortized over the copies
+    copies.sort(java.util.Comparator.comparingLong(ReplayProgram.Op::bytes));
+    ReplayProgram.Op median = copies.get(copies.size() / 2);
+    io.apptrace.node.HostOverheads h = r.node().hostOverheads();
+    long pinNs = h.costNs(io.apptrace.node.ApiClass.HOST_REGISTER, median.bytes());
+    double copiesToPay = pinNs / (save / count);
+    a.append(String.format(Locale.ROOT, " Pinning a buffer of the median copy's size (%s) costs %s on %s (cudaHostRegister"
+        + " in its host-overhead model, %s): it pays for itself after about %.1f copies of it (Abdelhafez et al. 2019,"
+        + " sec. VIII, lesson 1).", Units.size(median.bytes()), Units.time(pinNs * 1e-9), r.node().name(), h.source(),
+        Math.max(copiesToPay, 0.1)));
     out.add(a.toString());
   }
+
 
   private static int gpu(ReplayResult r, ReplayProgram.Op op) {
     int d = Math.max(op.device(), 0);
@@ -289,7 +322,7 @@ public final class ReplayReport {
   /** The breakdown's classes, in report order, with the copies by kind after "copies". */
   public static Map<String, Double> orderedBreakdown(ReplayResult r) {
     Map<String, Double> out = new LinkedHashMap<>();
-    for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+    for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
       out.put(k, r.breakdown().getOrDefault(k, 0.0));
     }
     r.breakdown().forEach((k, v) -> {

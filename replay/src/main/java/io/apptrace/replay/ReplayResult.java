@@ -31,7 +31,7 @@ public final class ReplayResult {
    * @param label the operation or call's name, or what the time was
    * @param op the operation, or -1
    * @param klass the breakdown class it counts in: {@code kernels}, {@code memsets},
-   *     {@code copies <kind>}, {@code host}, {@code idle}
+   *     {@code copies <kind>}, {@code calls} (a CUDA call's own time), {@code host} (host compute), {@code idle}
    */
   public record Segment(String what, String label, double startNs, double endNs, int op, String klass) {}
 
@@ -145,7 +145,7 @@ public final class ReplayResult {
         callStart, callEnd, tl.callEndCause());
     List<Segment> path = cp.walk(makespan);
     Map<String, Double> breakdown = new LinkedHashMap<>();
-    for (String k : List.of("kernels", "memsets", "copies", "host", "idle")) {
+    for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
       breakdown.put(k, 0.0);
     }
     for (Segment s : path) {

@@ -44,44 +44,50 @@ public final class Replayer {
    */
   public record Options(boolean keepMeasured, KernelModel.Policy kernelPolicy, Optional<Node> sourceNode,
       double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples,
-      boolean keepDelays, Optional<GpuSpec> sourceGpu) {
+      boolean keepDelays, Optional<GpuSpec> sourceGpu, CallCosts.Policy callCosts) {
     public Options {
       deviceMap = Map.copyOf(deviceMap);
     }
 
     public static Options defaults() {
       return new Options(false, KernelModel.Policy.MODEL, Optional.empty(), 1.0, Map.of(),
-          TransferModel.Setting.MEASURED, true, true, Optional.empty());
+          TransferModel.Setting.MEASURED, true, true, Optional.empty(), CallCosts.Policy.AUTO);
     }
 
     public Options withKeepMeasured(boolean k) {
-      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu);
+      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
     }
 
     /** Keeps measured durations but not measured dispatch delays (--keep-measured=durations). */
     public Options withKeepDelays(boolean d) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu, callCosts);
     }
 
     public Options withScaleKernels(double f) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
     }
 
     public Options withDeviceMap(Map<Integer, Integer> m) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu, callCosts);
     }
 
     public Options withKernelPolicy(KernelModel.Policy p, Optional<Node> source) {
-      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu);
+      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
     }
 
     public Options withSourceGpu(Optional<GpuSpec> g) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          g);
+          g, callCosts);
+    }
+
+    /** Which durations the calls get (--call-costs). */
+    public Options withCallCosts(CallCosts.Policy c) {
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
+          sourceGpu, c);
     }
 
     public Options withSamples(boolean s) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu, callCosts);
     }
   }
 
@@ -89,6 +95,19 @@ public final class Replayer {
   static final long BLOCKING_OVERHEAD_NS = 5_000;
 
   private Replayer() {}
+
+  private static java.util.List<String> notes(java.util.List<String> a, java.util.List<String> b) {
+    java.util.List<String> out = new java.util.ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  private static java.util.List<String> notes(java.util.List<String> a, java.util.List<String> b,
+      java.util.Optional<String> c) {
+    java.util.List<String> out = notes(a, b);
+    c.ifPresent(out::add);
+    return out;
+  }
 
   /**
    * Replays {@code p} on {@code node}.
@@ -106,13 +125,14 @@ public final class Replayer {
     Dependencies deps = new Dependencies(t, measured);
     StreamRules streams = new StreamRules(p, node, t, deps, o.deviceMap());
     Engines engines = new Engines(node, t, clock, queue, priced, o.keepMeasured());
-    HostThreads hosts = new HostThreads(p, node, o, t, clock, queue, streams, measured);
+    CallCosts costs = new CallCosts(p, node, o.callCosts());
+    HostThreads hosts = new HostThreads(p, node, o, t, clock, queue, streams, measured, costs);
     OpLifecycle lifecycle = new OpLifecycle(t, clock, queue, deps, streams, measured, engines, hosts);
     Transfers transfers = new Transfers(t, links, clock, queue, node.measured().stagingChunkBytes());
     hosts.issuesThrough(lifecycle);
     transfers.connect(lifecycle, hosts);
     long events = new ReplayLoop(clock, queue, links, hosts, lifecycle, transfers, engines, t).run();
     return ReplayResult.of(new Timeline(p, t, engines.names(), hosts.callBase, hosts.callStart, hosts.callEnd,
-        hosts.callEndCause, measured.dispatchDelay, links, priced.notes(), events), node, o);
+        hosts.callEndCause, measured.dispatchDelay, links, notes(priced.notes(), costs.notes(), OffCpuTime.note(p)), events), node, o);
   }
 }

@@ -157,7 +157,7 @@ public final class ReferenceLatency {
     Node.Measured withRef = target.measured().withLatency(latency, timed);
     Node n = new Node(target.name(), target.description(), target.aliases(), target.sources(),
         target.cpuSpeedFactor(), target.cpus(), target.gpus(), target.switches(), target.links(), target.peerAccess(),
-        withRef, target.source() + " (with L+o from " + node + ")");
+        withRef, target.hostOverheads(), target.source() + " (with L+o from " + node + ")");
     return new Applied(n, fallback);
   }
 

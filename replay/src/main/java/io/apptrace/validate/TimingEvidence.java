@@ -1,9 +1,12 @@
 package io.apptrace.validate;
 
+import io.apptrace.cost.CopyTransfer;
 import io.apptrace.cost.TimingConversion;
 import io.apptrace.graph.CallLog;
+import io.apptrace.graph.Dvdg;
+import io.apptrace.graph.OpKind;
+import io.apptrace.graph.OperationTable;
 import io.apptrace.node.TransferKind;
-import io.apptrace.replay.ReplayProgram;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,7 +62,7 @@ public final class TimingEvidence {
   public static Result of(List<Path> files) throws DataException {
     List<Trace> traces = new ArrayList<>();
     for (Path f : files) {
-      traces.addAll(of(f.getFileName().toString(), TraceCopies.program(f)));
+      traces.addAll(of(f.getFileName().toString(), TraceCopies.graph(f, true)));
     }
     return summarize(traces);
   }
@@ -82,28 +85,30 @@ public final class TimingEvidence {
         ReferenceLatency.median(host));
   }
 
-  /** A program's small pageable copies, by direction (none of a direction it lacks). */
-  static List<Trace> of(String name, ReplayProgram p) {
-    Objects.requireNonNull(p, "p");
-    Map<Integer, ReplayProgram.Call> issuedBy = new HashMap<>();
-    for (ReplayProgram.Thread t : p.threads()) {
-      for (ReplayProgram.Call c : t.calls()) {
-        if (c.type() == CallLog.Type.OP) {
-          issuedBy.put(c.a(), c);
-        }
+  /** A trace's small pageable copies, by direction (none of a direction it lacks). */
+  static List<Trace> of(String name, Dvdg g) {
+    Objects.requireNonNull(g, "g");
+    CallLog log = g.calls().orElseThrow(() -> new IllegalArgumentException("the graph was built without its calls"));
+    Map<Integer, Long> callNs = new HashMap<>();
+    for (int c = 0; c < log.size(); c++) {
+      if (log.type(c) == CallLog.Type.OP) {
+        callNs.put(log.a(c), log.durationNs(c));
       }
     }
+    OperationTable ops = g.operations();
     List<Trace> out = new ArrayList<>();
     for (TransferKind kind : List.of(TransferKind.PAGEABLE_H2D, TransferKind.PAGEABLE_D2H)) {
       List<Double> gpu = new ArrayList<>();
       List<Double> host = new ArrayList<>();
-      for (ReplayProgram.Op op : p.ops()) {
-        ReplayProgram.Call c = issuedBy.get(op.id());
-        if (op.transfer() == kind && op.bytes() <= SMALL_BYTES && op.measuredDurationNs() > 0 && c != null
-            && c.durationNs() > 0) {
-          gpu.add(op.measuredDurationNs() * 1e-9);
-          host.add((c.durationNs() - op.measuredDurationNs()) * 1e-9);
+      for (int op = 0; op < ops.size(); op++) {
+        long[] t = ops.gpuTimes(op);
+        Long call = callNs.get(op);
+        if (ops.kind(op) != OpKind.COPY || ops.bytes(op) > SMALL_BYTES || t == null || t[0] < 0 || t[1] <= t[0]
+            || call == null || call <= 0 || CopyTransfer.of(g, op).kind() != kind) {
+          continue;
         }
+        gpu.add((t[1] - t[0]) * 1e-9);
+        host.add((call - (t[1] - t[0])) * 1e-9);
       }
       if (!gpu.isEmpty()) {
         out.add(new Trace(name, kind.way(), gpu.size(), median(gpu), median(host)));

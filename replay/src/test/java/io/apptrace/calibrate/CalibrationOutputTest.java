@@ -28,8 +28,9 @@ class CalibrationOutputTest {
 
   /** Two GPUs on one NUMA node; pinned H2D 9 us + 12.5 GB/s, staged 20 us + 6 GB/s, h2h 1 us + 8 GB/s. */
   private static CalibrationResult result(boolean simulated) {
-    Machine m = new Machine("node-7", "/x/libcudart.so.13", simulated, simulated ? "--sim" : "", List.of(0),
-        "no libnuma", "Test CPU", List.of(gpu(0), gpu(1)), List.of(List.of(false, true), List.of(true, false)));
+    CalibrationMachine m = new CalibrationMachine("node-7", "/x/libcudart.so.13", simulated,
+        simulated ? "--sim" : "", List.of(0), "no libnuma", "Test CPU", List.of(gpu(0), gpu(1)),
+        List.of(List.of(false, true), List.of(true, false)));
     Sizing s = Sizing.quick();
     List<Series> series = new ArrayList<>();
     series.add(series(Benchmark.PINNED_TO_GPU, Target.host(0, 0), s, 9e-6, 12.5e9));
@@ -41,9 +42,9 @@ class CalibrationOutputTest {
         "peer", "gpu 0 -> gpu 1", "because")));
   }
 
-  private static Machine.Gpu gpu(int i) {
-    return new Machine.Gpu(i, "Tesla Test-16GB", 16L << 30, 900e9, 2, 80, 1.4e9, "0000:0" + i + ":00.0", -1, 3, 16,
-        true);
+  private static CalibrationMachine.Gpu gpu(int i) {
+    return new CalibrationMachine.Gpu(i, "Tesla Test-16GB", 16L << 30, 900e9, 2, 80, 1.4e9, "0000:0" + i + ":00.0",
+        -1, 3, 16, true);
   }
 
   private static Series series(Benchmark b, Target t, Sizing s, double latency, double bandwidth) {
@@ -78,13 +79,13 @@ class CalibrationOutputTest {
   @Test
   void aBaseNodeKeepsEverythingButItsNameAndMeasuredSection() throws Exception {
     CalibratedNode.Base base = CalibratedNode.base("s822lc");
-    Machine m = result(false).machine();
+    CalibrationMachine m = result(false).machine();
     CalibrationResult r = result(false);
-    List<Machine.Gpu> four = List.of(gpu(0), gpu(1), gpu(2), gpu(3));
+    List<CalibrationMachine.Gpu> four = List.of(gpu(0), gpu(1), gpu(2), gpu(3));
     List<List<Boolean>> peer = List.of(List.of(false, true, false, false), List.of(true, false, false, false),
         List.of(false, false, false, true), List.of(false, false, true, false));
-    r = new CalibrationResult(new Machine(m.host(), m.runtime(), false, "", m.numaNodes(), m.numaNote(), m.cpuModel(),
-        four, peer), r.sizing(), r.series(), r.gaps(), r.faults(), r.skipped());
+    r = new CalibrationResult(new CalibrationMachine(m.host(), m.runtime(), false, "", m.numaNodes(), m.numaNote(),
+        m.cpuModel(), four, peer), r.sizing(), r.series(), r.gaps(), r.faults(), r.skipped());
     String text = CalibratedNode.text(r, Optional.of(base), "node-7", "made by a test.");
     Node n = NodeLoader.parse("node-7.yaml", text, "node-7");
     Node s822lc = NodeLoader.bundled("s822lc").orElseThrow();

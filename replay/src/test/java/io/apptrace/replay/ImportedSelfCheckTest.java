@@ -133,7 +133,7 @@ class ImportedSelfCheckTest {
     assertThat(ReplayReport.timeline(r).orElseThrow().meanStartErrorNs()).isLessThan(0.5);
     // the breakdown of the critical path still adds up to the makespan
     double sum = 0;
-    for (String k : new String[] {"kernels", "memsets", "copies", "host", "idle"}) {
+    for (String k : new String[] {"kernels", "memsets", "copies", "calls", "host", "idle"}) {
       sum += r.breakdown().getOrDefault(k, 0.0);
     }
     assertThat(sum).isEqualTo(r.makespanNs(), within(1.0));

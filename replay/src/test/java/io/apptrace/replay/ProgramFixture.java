@@ -48,10 +48,27 @@ final class ProgramFixture {
   }
 
   private ProgramFixture call(int t, CallLog.Type type, long durationNs, int a, int b, String name) {
+    return call(t, type, durationNs, a, b, name, 0);
+  }
+
+  private ProgramFixture call(int t, CallLog.Type type, long durationNs, int a, int b, String name, long bytes) {
     List<ReplayProgram.Call> calls = thread(t);
     long[] clock = clocks.get(t);
-    calls.add(new ReplayProgram.Call(type, clock[0], durationNs, a, b, name));
+    calls.add(new ReplayProgram.Call(type, clock[0], durationNs, a, b, name, bytes));
     clock[0] += durationNs;
+    return this;
+  }
+
+  /** A named API call that does nothing on the GPU, measured at {@code ns}, allocating or pinning {@code bytes}. */
+  ProgramFixture api(int t, String name, long ns, long bytes) {
+    return call(t, CallLog.Type.HOST, ns, -1, -1, name, bytes);
+  }
+
+  private boolean simulated;
+
+  /** The program comes from a capture on the simulated device. */
+  ProgramFixture simulated() {
+    simulated = true;
     return this;
   }
 
@@ -143,6 +160,7 @@ final class ProgramFixture {
     for (int t = 0; t < threads.size(); t++) {
       ts.add(new ReplayProgram.Thread(1, 100 + t, threads.get(t)));
     }
-    return new ReplayProgram(ops, streams, ts, events, ReplayProgram.Provenance.NONE, gpus);
+    return new ReplayProgram(ops, streams, ts, events, simulated ? new ReplayProgram.Provenance(true, 0, 0)
+        : ReplayProgram.Provenance.NONE, gpus);
   }
 }

@@ -15,9 +15,9 @@ import java.util.List;
  * @param gpus the GPUs, in CUDA's numbering
  * @param peer {@code peer.get(a).get(b)}: GPU a can access GPU b's memory
  */
-public record Machine(String host, String runtime, boolean simulated, String simulatedWhy, List<Integer> numaNodes,
-    String numaNote, String cpuModel, List<Gpu> gpus, List<List<Boolean>> peer) {
-  public Machine {
+public record CalibrationMachine(String host, String runtime, boolean simulated, String simulatedWhy,
+    List<Integer> numaNodes, String numaNote, String cpuModel, List<Gpu> gpus, List<List<Boolean>> peer) {
+  public CalibrationMachine {
     numaNodes = List.copyOf(numaNodes);
     gpus = List.copyOf(gpus);
     peer = peer.stream().map(List::copyOf).toList();

@@ -8,15 +8,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The description of a machine no node file describes yet, from what the CUDA runtime and Linux
+ * The lines of a calibrated node file that describe the machine (beside {@link MeasuredYaml}'s
+ * measurements), for a machine no node file describes yet, from what the CUDA runtime and Linux
  * say (docs/CALIBRATE.md): a CPU per NUMA node, the GPUs, a PCIe link from each GPU to its NUMA
  * node's CPU, links between the CPUs, and peer access. What nothing measures is marked ASSUMED.
  */
-final class NodeSkeleton {
-  private NodeSkeleton() {}
+final class MachineYaml {
+  private MachineYaml() {}
 
   static List<String> lines(CalibrationResult r, String name) {
-    Machine m = r.machine();
+    CalibrationMachine m = r.machine();
     List<String> out = new ArrayList<>();
     out.add("name: " + name);
     out.add("description: " + quote(m.gpus().size() + " x " + m.gpus().get(0).name() + " on " + m.host()
@@ -58,9 +59,9 @@ final class NodeSkeleton {
     }
   }
 
-  private static void gpus(Machine m, List<String> out) {
+  private static void gpus(CalibrationMachine m, List<String> out) {
     out.add("gpus:");
-    for (Machine.Gpu g : m.gpus()) {
+    for (CalibrationMachine.Gpu g : m.gpus()) {
       StringBuilder l = new StringBuilder("  - {id: gpu" + g.index() + ", model: " + quote(g.name()) + ", memory: \""
           + g.memoryBytes() + " B\", memory_bandwidth: " + quote(bandwidth(g.memoryBandwidth())) + ", copy_engines: "
           + Math.max(1, g.copyEngines()));
@@ -78,10 +79,10 @@ final class NodeSkeleton {
 
   /** A PCIe link from each GPU to its NUMA node's CPU, and an SMP link between every two CPUs. */
   private static void links(CalibrationResult r, List<String> out) {
-    Machine m = r.machine();
+    CalibrationMachine m = r.machine();
     List<Integer> nodes = m.numaNodes();
     out.add("links:");
-    for (Machine.Gpu g : m.gpus()) {
+    for (CalibrationMachine.Gpu g : m.gpus()) {
       String cpu = "cpu" + nodes.indexOf(m.localNuma(g.index()));
       boolean known = g.pcieGeneration() > 0;
       out.add("  - {between: [" + cpu + ", gpu" + g.index() + "], type: pcie, generation: "

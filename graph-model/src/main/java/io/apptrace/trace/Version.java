@@ -1,4 +1,4 @@
-package io.apptrace.capture;
+package io.apptrace.trace;
 
 /** The version of this apptrace build. */
 public final class Version {

@@ -1,0 +1,68 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** No silent no-ops (docs/REPLAY.md, "What-if"): an option that changes nothing says so, with why. */
+class NoOpWarningsTest {
+  @TempDir static Path tmp;
+  static Path pipeline;
+
+  @BeforeAll
+  static void capture() {
+    pipeline = tmp.resolve("pipeline.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "--output=" + pipeline, Cli.cudaTest("pipeline")).exit()).isZero();
+  }
+
+  private static Cli replay(String... more) {
+    String[] args = new String[more.length + 4];
+    args[0] = "replay";
+    args[1] = pipeline.toString();
+    args[2] = "--node";
+    args[3] = "dgx1";
+    System.arraycopy(more, 0, args, 4, more.length);
+    Cli r = Cli.run(args);
+    assertThat(r.exit()).as(r.err()).isZero();
+    return r;
+  }
+
+  @Test
+  void keepingMeasuredTimesOfATraceWithoutAnyIsSaid() {
+    assertThat(replay("--keep-measured").err()).contains("apptrace replay: warning: --keep-measured changes nothing:"
+        + " the trace has no measured GPU times (a capture on the simulated device measures none)");
+    assertThat(replay("--kernel-policy", "keep").err()).contains("--kernel-policy keep changes nothing");
+  }
+
+  @Test
+  void aMapOfADeviceTheTraceDoesNotUseIsSaid() {
+    assertThat(replay("--map", "gpu3=gpu1").err()).contains("--map gpu3=gpu1 changes nothing: the trace uses no"
+        + " device 3 (it uses gpu0)");
+  }
+
+  @Test
+  void aSetOnAGpuNoOperationUsesIsSaid() {
+    assertThat(replay("--set", "gpus.gpu5.copy_engines=1").err()).contains("--set gpus.gpu5.copy_engines=1 changes"
+        + " nothing on dgx1: no operation of the trace runs on gpu5 (it uses gpu0)");
+  }
+
+  @Test
+  void aSetThatMeasuredCurvesOverrideIsSaidAndTheJsonCarriesIt() throws Exception {
+    Cli r = replay("--set", "links.cpu0-plx0.generation=4", "--set", "links.plx0-gpu0.generation=4", "--json");
+    assertThat(r.err()).contains("changed nothing in the projection on dgx1: its measured transfer curves price the"
+        + " copies over the links you changed (--setting datasheet prices them by the links)");
+    assertThat(new ObjectMapper().readTree(r.out()).path("warnings").toString()).contains("changed nothing");
+    // with the datasheet setting the same --sets do change the projection: no warning
+    assertThat(replay("--set", "links.cpu0-plx0.generation=4", "--set", "links.plx0-gpu0.generation=4", "--setting",
+        "datasheet").err()).doesNotContain("changed nothing");
+  }
+
+  @Test
+  void anOptionThatChangesSomethingIsNotWarnedAbout() {
+    assertThat(replay("--set", "gpus.gpu0.memory_bandwidth=100 GB/s").err()).doesNotContain("warning");
+  }
+}

@@ -1,0 +1,259 @@
+package io.apptrace.replay;
+
+import io.apptrace.graph.CallLog;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The part of a program a replay projects (docs/REPLAY.md, "Regions of interest"): every instance
+ * of a named range ({@code --roi NAME}) or one ({@code NAME#k}); from a call or mark to another
+ * ({@code --roi-from}, {@code --roi-to}); or from the first copy, memset or kernel on
+ * ({@code --skip-setup}). The region's calls keep their order and the host time between them;
+ * time between two instances of a range is left out (the instances follow each other); what was
+ * issued outside the region is left out.
+ *
+ * @param description what the region is, as the report says it
+ * @param windows the trace's time spans kept, ascending and disjoint: [start, end) in trace ns
+ */
+public record RegionOfInterest(String description, List<long[]> windows) {
+  /** Thrown for a region the trace does not have. */
+  public static final class NotFound extends Exception {
+    NotFound(String message) {
+      super(message);
+    }
+  }
+
+  /** From the first call that issues a copy, memset or kernel, to the end. */
+  public static RegionOfInterest skipSetup(ReplayProgram p) throws NotFound {
+    long first = Long.MAX_VALUE;
+    for (ReplayProgram.Thread t : p.threads()) {
+      for (ReplayProgram.Call c : t.calls()) {
+        if (c.type() == CallLog.Type.OP) {
+          first = Math.min(first, c.entryNs());
+          break;
+        }
+      }
+    }
+    if (first == Long.MAX_VALUE) {
+      throw new NotFound("--skip-setup: the trace issues no copy, memset or kernel");
+    }
+    return new RegionOfInterest("from the first copy, memset or kernel on (--skip-setup)",
+        List.<long[]>of(new long[] {first, Long.MAX_VALUE}));
+  }
+
+  /** Every instance of the range named {@code spec}, or its k-th with {@code NAME#k} (from 1). */
+  public static RegionOfInterest range(ReplayProgram p, String spec) throws NotFound {
+    Named n = Named.of(spec, "--roi");
+    List<CallLog.Range> found = new ArrayList<>();
+    for (CallLog.Range r : p.ranges()) {
+      if (n.matches(r.name(), r.domain())) {
+        found.add(r);
+      }
+    }
+    found.sort(java.util.Comparator.comparingLong(CallLog.Range::startNs));
+    if (found.isEmpty()) {
+      throw new NotFound("--roi: the trace has no range named '" + n.name + "'" + known(rangeNames(p)));
+    }
+    if (n.k > found.size()) {
+      throw new NotFound("--roi: the trace has " + found.size() + " instance(s) of range '" + n.name + "', not "
+          + n.k);
+    }
+    List<long[]> w = new ArrayList<>();
+    for (CallLog.Range r : n.k > 0 ? List.of(found.get(n.k - 1)) : found) {
+      w.add(new long[] {r.startNs(), r.endNs()});
+    }
+    return new RegionOfInterest(n.k > 0 ? "range '" + n.name + "', instance " + n.k + " of " + found.size()
+        : "range '" + n.name + "', " + found.size() + " instance(s)", merge(w));
+  }
+
+  /**
+   * From the entry of the call or the time of the mark {@code from} (its k-th with {@code #k}; null:
+   * the start) to the end of the call or the time of the mark {@code to} (null: the end).
+   */
+  public static RegionOfInterest between(ReplayProgram p, String from, String to) throws NotFound {
+    long start = from == null ? Long.MIN_VALUE : at(p, Named.of(from, "--roi-from"), true);
+    // up to the end of the call, inclusive: a call entered at that very time is inside
+    long end = to == null ? Long.MAX_VALUE : at(p, Named.of(to, "--roi-to"), false) + 1;
+    if (end <= start) {
+      throw new NotFound("--roi-to: '" + to + "' is not after '" + from + "' in the trace");
+    }
+    return new RegionOfInterest("from " + (from == null ? "the start" : "'" + from + "'") + " to "
+        + (to == null ? "the end" : "'" + to + "'"), List.<long[]>of(new long[] {start, end}));
+  }
+
+  /** The entry (start) or exit (end) of the k-th call, or the time of the k-th mark, named so. */
+  private static long at(ReplayProgram p, Named n, boolean start) throws NotFound {
+    List<Long> times = new ArrayList<>();
+    for (ReplayProgram.Thread t : p.threads()) {
+      for (ReplayProgram.Call c : t.calls()) {
+        if (n.matches(c.name(), "")) {
+          times.add(start ? c.entryNs() : c.entryNs() + c.durationNs());
+        }
+      }
+    }
+    for (CallLog.Mark m : p.marks()) {
+      if (n.matches(m.name(), m.domain())) {
+        times.add(m.ns());
+      }
+    }
+    times.sort(null);
+    if (times.isEmpty()) {
+      LinkedHashSet<String> names = new LinkedHashSet<>();
+      p.marks().forEach(m -> names.add(m.name()));
+      throw new NotFound(n.flag + ": the trace has no call or mark named '" + n.name + "'" + known(names));
+    }
+    int k = n.k > 0 ? n.k : 1;
+    if (k > times.size()) {
+      throw new NotFound(n.flag + ": the trace has " + times.size() + " call(s) or mark(s) named '" + n.name
+          + "', not " + k);
+    }
+    return times.get(k - 1);
+  }
+
+  private static LinkedHashSet<String> rangeNames(ReplayProgram p) {
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    p.ranges().forEach(r -> names.add(r.name()));
+    return names;
+  }
+
+  private static String known(java.util.Collection<String> names) {
+    if (names.isEmpty()) {
+      return " (it names no range or mark: capture with 'apptrace run', which records NVTX ranges and marks, or"
+          + " import a profile with user annotations)";
+    }
+    List<String> some = new ArrayList<>(names).subList(0, Math.min(8, names.size()));
+    return " (it has: " + String.join(", ", some) + (names.size() > some.size() ? ", ..." : "") + ")";
+  }
+
+  private static List<long[]> merge(List<long[]> w) {
+    w.sort(java.util.Comparator.comparingLong(a -> a[0]));
+    List<long[]> out = new ArrayList<>();
+    for (long[] x : w) {
+      if (!out.isEmpty() && x[0] <= out.get(out.size() - 1)[1]) {
+        out.get(out.size() - 1)[1] = Math.max(out.get(out.size() - 1)[1], x[1]);
+      } else {
+        out.add(x.clone());
+      }
+    }
+    return out;
+  }
+
+  /** A name with an optional {@code #k} (k from 1) and an optional {@code domain:} prefix... only as written. */
+  private record Named(String name, int k, String flag) {
+    static Named of(String spec, String flag) throws NotFound {
+      int hash = spec.lastIndexOf('#');
+      if (hash > 0 && hash + 1 < spec.length() && spec.substring(hash + 1).chars().allMatch(Character::isDigit)) {
+        int k;
+        try {
+          k = Integer.parseInt(spec.substring(hash + 1));
+        } catch (NumberFormatException e) {
+          throw new NotFound(flag + ": '" + spec + "': the instance number is too large");
+        }
+        if (k < 1) {
+          throw new NotFound(flag + ": '" + spec + "': instances count from 1");
+        }
+        return new Named(spec.substring(0, hash), k, flag);
+      }
+      return new Named(spec, 0, flag);
+    }
+
+    boolean matches(String n, String domain) {
+      return name.equals(n) || (!domain.isEmpty() && name.equals(domain + ":" + n));
+    }
+  }
+
+  /** The program cut to the region: its calls, the operations they issue, times closed up between windows. */
+  public ReplayProgram cut(ReplayProgram p) {
+    List<ReplayProgram.Thread> threads = new ArrayList<>();
+    int[] newId = new int[p.ops().size()];
+    java.util.Arrays.fill(newId, -1);
+    List<ReplayProgram.Op> ops = new ArrayList<>();
+    // first pass: the operations issued inside, in id order
+    boolean[] kept = new boolean[p.ops().size()];
+    for (ReplayProgram.Thread t : p.threads()) {
+      for (ReplayProgram.Call c : t.calls()) {
+        if (c.type() == CallLog.Type.OP && inside(c.entryNs()).isPresent()) {
+          kept[c.a()] = true;
+        }
+      }
+    }
+    for (int i = 0; i < kept.length; i++) {
+      if (kept[i]) {
+        ReplayProgram.Op o = p.ops().get(i);
+        newId[i] = ops.size();
+        long shift = o.measured() ? removedBefore(o.measuredStartNs()) : 0;
+        ops.add(new ReplayProgram.Op(ops.size(), o.kind(), o.name(), o.stream(), o.device(), o.peerDevice(),
+            o.transfer(), o.bytes(), o.numa(), o.measured() ? o.measuredStartNs() - shift : o.measuredStartNs(),
+            o.measured() ? o.measuredEndNs() - shift : o.measuredEndNs(), o.touchedBytes(), o.mappedReadBytes(),
+            o.mappedWriteBytes(), o.blocks(), o.synchronous(), o.launch()));
+      }
+    }
+    for (ReplayProgram.Thread t : p.threads()) {
+      List<ReplayProgram.Call> calls = new ArrayList<>();
+      for (ReplayProgram.Call c : t.calls()) {
+        if (inside(c.entryNs()).isEmpty()) {
+          continue;
+        }
+        long shift = removedBefore(c.entryNs());
+        int a = c.type() == CallLog.Type.OP ? newId[c.a()] : c.a();
+        calls.add(new ReplayProgram.Call(c.type(), c.entryNs() - shift, c.durationNs(), a, c.b(), c.name(),
+            c.bytes(), c.offCpuNs()));
+      }
+      threads.add(new ReplayProgram.Thread(t.pid(), t.tid(), calls));
+    }
+    List<CallLog.Range> ranges = new ArrayList<>();
+    for (CallLog.Range r : p.ranges()) {
+      if (inside(r.startNs()).isPresent()) {
+        ranges.add(new CallLog.Range(r.thread(), r.name(), r.domain(), r.startNs() - removedBefore(r.startNs()),
+            r.endNs() - removedBefore(r.startNs())));
+      }
+    }
+    List<CallLog.Mark> marks = new ArrayList<>();
+    for (CallLog.Mark m : p.marks()) {
+      if (inside(m.ns()).isPresent()) {
+        marks.add(new CallLog.Mark(m.thread(), m.name(), m.domain(), m.ns() - removedBefore(m.ns())));
+      }
+    }
+    java.util.Set<Integer> contexts = new java.util.HashSet<>(p.contextsBefore());
+    long start = windows.get(0)[0];
+    for (ReplayProgram.Thread t : p.threads()) {
+      for (ReplayProgram.Call c : t.calls()) {
+        if (c.entryNs() < start && (c.type() != CallLog.Type.HOST || io.apptrace.node.ApiClass.createsContext(c.name()))) {
+          contexts.add(t.pid()); // its context was created before the region
+          break;
+        }
+      }
+    }
+    return new ReplayProgram(ops, p.streams(), threads, p.events(), p.provenance(), p.sourceDevices())
+        .withAnnotations(ranges, marks).withContextsBefore(contexts);
+  }
+
+  private Optional<long[]> inside(long ns) {
+    for (long[] w : windows) {
+      if (ns >= w[0] && ns < w[1]) {
+        return Optional.of(w);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The time left out between the windows before {@code ns} (not before the first: the start stays). */
+  private long removedBefore(long ns) {
+    long removed = 0;
+    for (int i = 1; i < windows.size() && windows.get(i)[0] <= ns; i++) {
+      removed += windows.get(i)[0] - windows.get(i - 1)[1];
+    }
+    return removed;
+  }
+
+  /** What the report says of the region: its description, and what of the trace it keeps. */
+  public String summary(ReplayProgram whole, ReplayProgram cut) {
+    int calls = cut.threads().stream().mapToInt(t -> t.calls().size()).sum();
+    int all = whole.threads().stream().mapToInt(t -> t.calls().size()).sum();
+    return String.format(Locale.ROOT, "region of interest: %s: %d of %d calls, %d of %d operations; the rest of the"
+        + " trace is left out", description, calls, all, cut.ops().size(), whole.ops().size());
+  }
+}
