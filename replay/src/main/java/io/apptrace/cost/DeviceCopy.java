@@ -16,11 +16,19 @@ final class DeviceCopy {
   /** The memory feature of data 64 times the L2 ({@code log2(64) + 20}). */
   static final double FAR_BEYOND_L2 = 26;
 
+  /** {@link #dramEfficiency()}, read from the bundled coefficients once (0 until then). */
+  private static volatile double dram;
+
   private DeviceCopy() {}
 
   /** The fraction of the memory bandwidth a streaming copy reaches from DRAM. */
   static double dramEfficiency() {
-    return KernelTimeModel.bundled().coefficients().tables().get(KernelClass.ELEMENTWISE).efficiency(FAR_BEYOND_L2);
+    double e = dram;
+    if (e == 0) {
+      dram = e = KernelTimeModel.bundled().coefficients().tables().get(KernelClass.ELEMENTWISE)
+          .efficiency(FAR_BEYOND_L2);
+    }
+    return e;
   }
 
   /** The seconds writing {@code bytes} takes (a memset) on a GPU of {@code memoryBandwidth}. */

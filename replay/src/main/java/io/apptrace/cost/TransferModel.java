@@ -85,9 +85,15 @@ public final class TransferModel {
     return fixed.gap(kind);
   }
 
+  /** The fixed cost of one memset on the GPU (found once: a replay asks for every memset). */
+  private Latency memset;
+
   /** The fixed cost of one memset on the GPU, and where it came from ({@link FixedCosts#memset()}). */
   public Latency memset() {
-    return fixed.memset();
+    if (memset == null) {
+      memset = fixed.memset();
+    }
+    return memset;
   }
 
   /**
