@@ -244,12 +244,16 @@ final class ModelCommand implements Callable<Integer> {
     o.put("kind", e.kind());
     o.put("bytes", e.bytes());
     o.put("time_ns", Math.round(e.seconds() * 1e9));
+    o.put("call_time_ns", Math.round(e.callSeconds() * 1e9));
     o.put("bandwidth_bytes_per_s", Math.round(e.bandwidth()));
     o.put("bottleneck_link", e.bottleneck());
     o.put("route", e.route());
     o.put("remote", e.remote());
     o.put("latency_ns", Math.round(e.latency().seconds() * 1e9));
+    o.put("latency_call_ns", Math.round(e.latency().callSeconds() * 1e9));
     o.put("latency_source", e.latency().source());
+    o.put("latency_timed", e.latency().timed().key());
+    e.latency().conversion().ifPresent(c -> o.put("latency_conversion", c));
     o.put("method", e.method());
     ObjectNode b = o.putObject("baselines");
     b.put("peak_bw_ns", Math.round(e.peakBwSeconds() * 1e9));
@@ -262,17 +266,36 @@ final class ModelCommand implements Callable<Integer> {
   private static void text(Node n, TransferEstimate e, PrintWriter out) {
     out.printf(Locale.ROOT, "%s: %s, %s (%d bytes), %s%n", n.name(), e.kind(), Units.size(e.bytes()), e.bytes(),
         e.route());
-    out.printf(Locale.ROOT, "  time           %s  (%s)%n", Units.time(e.seconds()), e.method());
+    out.printf(Locale.ROOT, "  time           %s GPU time  (%s)%n", Units.time(e.seconds()), e.method());
+    if (!e.kind().startsWith("fault_")) {
+      out.printf(Locale.ROOT, "  call           %s  (a blocking call around it, as CUDA events or the host clock time"
+          + " it)%n", Units.time(e.callSeconds()));
+    }
     out.printf(Locale.ROOT, "  bandwidth      %s%n", Units.bandwidth(e.bandwidth()));
     out.printf(Locale.ROOT, "  bounded by     %s%s%n", e.bottleneck(), e.remote() ? ", a remote route" : "");
-    out.printf(Locale.ROOT, "  %-14s %s, %s%n", e.kind().startsWith("fault_") ? "per fault" : "L+o",
-        Units.time(e.latency().seconds()), e.latency().source());
+    if (e.kind().startsWith("fault_")) {
+      out.printf(Locale.ROOT, "  per fault      %s, %s%n", Units.time(e.latency().seconds()), e.latency().source());
+    } else {
+      out.printf(Locale.ROOT, "  L+o            %s%n", latency(e.latency()));
+    }
     out.printf(Locale.ROOT, "  baselines      Peak BW %s (%s), back-of-envelope %s (%s)%n",
         Units.time(e.peakBwSeconds()), Units.bandwidth(e.bytes() / e.peakBwSeconds()),
         Units.time(e.backOfEnvelopeSeconds()), Units.bandwidth(e.bytes() / e.backOfEnvelopeSeconds()));
     for (String note : e.notes()) {
       out.println("  note: " + note);
     }
+  }
+
+  /**
+   * An L+o in both views, what it was measured as and how the other view was made: {@code 1.00 us GPU
+   * time, 10.91 us call; measured on dgx1 (pinned_h2d), event-timed; GPU time converted from ...}.
+   */
+  static String latency(TransferModel.Latency l) {
+    if (!l.measured()) {
+      return Units.time(l.seconds()) + ", " + l.source();
+    }
+    return Units.time(l.seconds()) + " GPU time, " + Units.time(l.callSeconds()) + " call; " + l.source() + ", "
+        + l.timed().adjective() + l.conversion().map(c -> "; " + c).orElse("");
   }
 
   private void sweep(Node n, PrintWriter out) throws Exception {
@@ -289,21 +312,22 @@ final class ModelCommand implements Callable<Integer> {
       return;
     }
     if (csv) {
-      out.println("bytes,time_ns,bandwidth_gbps,peak_bw_ns,back_of_envelope_ns");
+      out.println("bytes,time_ns,bandwidth_gbps,peak_bw_ns,back_of_envelope_ns,call_time_ns");
       for (TransferEstimate e : rows) {
-        out.printf(Locale.ROOT, "%d,%.1f,%.4f,%.1f,%.1f%n", e.bytes(), e.seconds() * 1e9, e.bandwidth() / 1e9,
-            e.peakBwSeconds() * 1e9, e.backOfEnvelopeSeconds() * 1e9);
+        out.printf(Locale.ROOT, "%d,%.1f,%.4f,%.1f,%.1f,%.1f%n", e.bytes(), e.seconds() * 1e9, e.bandwidth() / 1e9,
+            e.peakBwSeconds() * 1e9, e.backOfEnvelopeSeconds() * 1e9, e.callSeconds() * 1e9);
       }
       return;
     }
-    out.printf(Locale.ROOT, "%s: %s, %s; %s; L+o %s (%s)%n", n.name(), first.kind(), first.route(),
-        first.method(), Units.time(first.latency().seconds()), first.latency().source());
-    out.println(row("size", "time", "bandwidth", "Peak BW", "back-of-env."));
+    out.printf(Locale.ROOT, "%s: %s, %s; %s; L+o %s%n", n.name(), first.kind(), first.route(),
+        first.method(), latency(first.latency()));
+    out.println(row("size", "time", "bandwidth", "Peak BW", "back-of-env.", "call"));
     for (TransferEstimate e : rows) {
       out.println(row(Units.size(e.bytes()), Units.time(e.seconds()), gbps(e.bandwidth()),
-          gbps(e.bytes() / e.peakBwSeconds()), gbps(e.bytes() / e.backOfEnvelopeSeconds())));
+          gbps(e.bytes() / e.peakBwSeconds()), gbps(e.bytes() / e.backOfEnvelopeSeconds()), Units.time(e.callSeconds())));
     }
-    out.println("(bandwidths in GB/s, 10^9 bytes per second)");
+    out.println("(time and bandwidths: GPU time; bandwidths in GB/s, 10^9 bytes per second; call: the duration of a"
+        + " blocking call around the copy)");
     for (String note : first.notes()) {
       out.println("note: " + note);
     }
@@ -313,11 +337,12 @@ final class ModelCommand implements Callable<Integer> {
     return Units.fixed(b / 1e9, 2);
   }
 
-  /** A line of the sweep table: "%10s %12s %11s %13s %13s", without a Formatter (startup). */
-  private static String row(String size, String time, String bandwidth, String peakBw, String backOfEnvelope) {
-    StringBuilder b = new StringBuilder(64);
-    int[] widths = {10, 12, 11, 13, 13};
-    String[] cells = {size, time, bandwidth, peakBw, backOfEnvelope};
+  /** A line of the sweep table: "%10s %12s %11s %13s %13s %12s", without a Formatter (startup). */
+  private static String row(String size, String time, String bandwidth, String peakBw, String backOfEnvelope,
+      String call) {
+    StringBuilder b = new StringBuilder(80);
+    int[] widths = {10, 12, 11, 13, 13, 12};
+    String[] cells = {size, time, bandwidth, peakBw, backOfEnvelope, call};
     for (int i = 0; i < cells.length; i++) {
       if (i > 0) {
         b.append(' ');

@@ -21,6 +21,22 @@ final class ReplayText {
     this.out = out;
   }
 
+  /**
+   * The fixed costs the replay priced copies and memsets with, each as GPU time and how the node's
+   * figure was timed (docs/COST-MODEL.md, "Timing kinds").
+   */
+  private void fixedCosts(ReplayResult r) {
+    Map<String, io.apptrace.cost.TransferModel.Latency> costs = io.apptrace.replay.FixedCostReport.of(r);
+    if (costs.isEmpty()) {
+      return;
+    }
+    out.println("  fixed costs on the GPU (L+o; docs/COST-MODEL.md, \"Timing kinds\"):");
+    costs.forEach((k, l) -> out.printf(Locale.ROOT, "    %-18s %s%n", k, l.measured()
+        ? Units.time(l.seconds()) + ", " + l.source() + ", " + l.timed().adjective() + (l.timed().includesCall()
+            ? ": GPU time converted from " + Units.time(l.callSeconds()) : "")
+        : Units.time(l.seconds()) + ", " + l.source()));
+  }
+
   void report(List<ReplayResult> results, String file) {
     report(results, file, List.of());
   }
@@ -48,6 +64,7 @@ final class ReplayText {
       if (i < nodeLines.size()) {
         nodeLines.get(i).forEach(l -> out.println("  " + l));
       }
+      fixedCosts(r);
       Map<String, Double> b = ReplayReport.orderedBreakdown(r);
       StringBuilder line = new StringBuilder("  along the critical path:");
       for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {

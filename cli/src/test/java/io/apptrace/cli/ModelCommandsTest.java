@@ -47,6 +47,26 @@ class ModelCommandsTest {
     assertThat(j.path("baselines").path("back_of_envelope_ns").asDouble()).isCloseTo(n / 75e9 * 1e9,
         org.assertj.core.data.Offset.offset(1.0));
     assertThat(j.path("latency_source").asText()).isEqualTo("reused from titan (pinned_h2d)");
+    // titan's L+o are GPU times (nvprof): the call's view adds the host-side overhead of a blocking call
+    // (docs/COST-MODEL.md, "Timing kinds": 9.5 us), and the copy's data part is the same in both views
+    assertThat(j.path("latency_timed").asText()).isEqualTo("gpu");
+    assertThat(j.path("latency_call_ns").asDouble() - j.path("latency_ns").asDouble()).isCloseTo(9500,
+        org.assertj.core.data.Offset.offset(1.0));
+    assertThat(j.path("call_time_ns").asDouble() - j.path("time_ns").asDouble()).isCloseTo(9500,
+        org.assertj.core.data.Offset.offset(1.0));
+    assertThat(j.path("latency_conversion").asText()).isEqualTo("call duration converted from 960.0 ns GPU time (docs/COST-MODEL.md,"
+        + " \"Timing kinds\")");
+  }
+
+  /** An event-timed L+o is printed with its GPU-time view, saying it was converted. */
+  @Test
+  void modelSaysHowEachFixedCostWasTimed() throws Exception {
+    Cli r = Cli.run("model", "--node", "dgx1", "--bytes", "4KiB");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("  L+o            1.34 us GPU time, 10.91 us call; measured on dgx1 (pinned_h2d),"
+        + " event-timed; GPU time converted from 10.91 us event-timed (docs/COST-MODEL.md, \"Timing kinds\")");
+    assertThat(r.out().lines()).anySatisfy(l -> assertThat(l).startsWith("  time  ").contains("GPU time"));
+    assertThat(r.out().lines()).anySatisfy(l -> assertThat(l).startsWith("  call  "));
   }
 
   /** Golden sweep tables (Abdelhafez et al. 2019, Fig. 9; Pearson 2018, Fig. 4.2 style), one per transfer family. */
@@ -70,7 +90,8 @@ class ModelCommandsTest {
     assertThat(r.out().lines()).as("%s (update with -Dapptrace.golden.update=true if intended)", golden)
         .containsExactlyElementsOf(Files.readString(golden).lines().toList());
     Cli csv = Cli.run((String.join(" ", argv) + " --csv").split(" "));
-    assertThat(csv.out().lines()).hasSize(27).first().isEqualTo("bytes,time_ns,bandwidth_gbps,peak_bw_ns,back_of_envelope_ns");
+    assertThat(csv.out().lines()).hasSize(27).first()
+        .isEqualTo("bytes,time_ns,bandwidth_gbps,peak_bw_ns,back_of_envelope_ns,call_time_ns");
   }
 
   @Test
@@ -107,7 +128,8 @@ class ModelCommandsTest {
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
     Cli m = Cli.run("model", "--node", "titan", "--bytes", "1MiB", "--setting", "datasheet", "--json");
-    double p = JSON.readTree(m.out()).path("time_ns").asDouble();
+    // rows in Pearson's layout are synchronous calls timed by CUDA events: compared with the call's view
+    double p = JSON.readTree(m.out()).path("call_time_ns").asDouble();
     // docs/COST-MODEL.md: WMAPE = 100 * |A - P| / A for one measurement
     assertThat(j.path("wmape_pct").path("pinned_h2d").asDouble()).isCloseTo(
         Math.round(100 * Math.abs(200000 - p) / 200000 * 100) / 100.0, org.assertj.core.data.Offset.offset(0.011));

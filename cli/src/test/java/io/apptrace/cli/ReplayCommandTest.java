@@ -49,6 +49,16 @@ class ReplayCommandTest {
     }
     assertThat(j.path("nodes").get(0).path("node").asText()).isEqualTo("ac922");
     assertThat(j.path("nodes").get(0).path("speedup_over_first").asDouble()).isEqualTo(1.0);
+    // the fixed costs copies were priced with, as GPU time, and how each node's figure was timed
+    // (docs/COST-MODEL.md, "Timing kinds"): ac922 reuses Titan's GPU times, dgx1 has its own, event-timed
+    JsonNode ac = j.path("nodes").get(0).path("fixed_costs").path("pinned_h2d");
+    assertThat(ac.path("timed").asText()).isEqualTo("gpu");
+    assertThat(ac.path("latency_ns").asLong()).isEqualTo(960);
+    JsonNode dgx = j.path("nodes").get(1).path("fixed_costs").path("pinned_h2d");
+    assertThat(dgx.path("timed").asText()).isEqualTo("event");
+    assertThat(dgx.path("latency_call_ns").asLong()).isEqualTo(10913);
+    assertThat(dgx.path("latency_ns").asLong()).isEqualTo(1344);
+    assertThat(dgx.path("conversion").asText()).startsWith("GPU time converted from 10.91 us event-timed");
   }
 
   @Test
@@ -56,6 +66,9 @@ class ReplayCommandTest {
     Cli r = Cli.run("replay", pipeline.toString(), "--node", "ac922", "--node", "dgx1");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("on ac922: projected makespan").contains("on dgx1: projected makespan")
+        .contains("  fixed costs on the GPU (L+o; docs/COST-MODEL.md, \"Timing kinds\"):")
+        .contains("    pinned_h2d         1.34 us, measured on dgx1 (pinned_h2d), event-timed: GPU time converted"
+            + " from 10.91 us")
         .contains("along the critical path:").contains("critical path (").contains("(speedup over ac922)")
         .containsPattern("\\nac922 +[0-9.]+ [mu]?s .*1\\.00x\\n")
         .contains("captured on the simulated device: no GPU times were measured");

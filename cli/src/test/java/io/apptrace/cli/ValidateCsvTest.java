@@ -52,6 +52,17 @@ class ValidateCsvTest {
     Files.writeString(csv, "bytes,kind,time_ns\n" + (1 << 20) + ",pinned_h2d," + 2 * ns + "\n");
     assertThat(validate("titan", csv).path("wmape_pct").path("pinned_h2d").asDouble()).isCloseTo(50.0,
         org.assertj.core.data.Offset.offset(0.01));
+
+    // a timed column says how each time was taken: an event-timed row is compared with the call's view
+    // (docs/COST-MODEL.md, "Timing kinds"), which is the GPU time plus the blocking call's host-side 9.5 us
+    long call = model.path("call_time_ns").asLong();
+    assertThat(call - ns).isEqualTo(9500);
+    Files.writeString(csv, "bytes,kind,time_ns,timed\n" + (1 << 20) + ",pinned_h2d," + call + ",event\n"
+        + (1 << 20) + ",pinned_h2d," + ns + ",gpu\n");
+    assertThat(validate("titan", csv).path("wmape_pct").path("pinned_h2d").asDouble()).isLessThan(0.01);
+    Files.writeString(csv, "bytes,kind,time_ns,timed\n1024,pinned_h2d,5000,sundial\n");
+    assertThat(Cli.run("validate", "transfers", "--node", "titan", "--data", csv.toString()).err())
+        .contains(csv + ":2: timed 'sundial' is no way of timing: give gpu");
   }
 
   @Test

@@ -97,10 +97,10 @@ public final class CalibratedNode {
       header.add("# the numbers are the simulator's timing model, NOT REAL. See docs/CALIBRATE.md.");
     }
     header.add("# Written by apptrace calibrate on " + m.host() + "; every pair it measured is in the CSV beside it.");
-    List<String> measured = MeasuredYaml.lines(r, how, fitted);
     String text;
     if (base.isPresent()) {
       Base b = base.get();
+      List<String> measured = MeasuredYaml.lines(r, how, fitted, n -> b.node().cpuOfNuma(n).map(Node.Cpu::id));
       if (b.node().gpus().size() != m.gpus().size()) {
         throw new CalibrationException("--base " + b.name() + " has " + b.node().gpus().size() + " GPUs, this machine "
             + m.gpus().size() + "; give a node that describes this machine, or no --base");
@@ -108,6 +108,9 @@ public final class CalibratedNode {
       header.add("# Everything but the measured section is the node file " + b.name() + "'s.");
       text = withMeasured(b.text(), name, measured);
     } else {
+      List<Integer> numa = m.numaNodes();
+      List<String> measured = MeasuredYaml.lines(r, how, fitted, n -> numa.contains(n)
+          ? Optional.of("cpu" + numa.indexOf(n)) : Optional.empty());
       text = String.join("\n", MachineYaml.lines(r, name)) + "\n" + String.join("\n", measured) + "\n";
     }
     String out = String.join("\n", header) + "\n" + text;

@@ -1,7 +1,7 @@
 package io.apptrace.calibrate;
 
 import static io.apptrace.calibrate.MeasuredYaml.bandwidth;
-import static io.apptrace.calibrate.MeasuredYaml.quote;
+import static io.apptrace.node.NodeYaml.quote;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.apptrace.calibrate;
 
+import static io.apptrace.node.NodeYaml.quote;
+
 import io.apptrace.calibrate.CalibrationResult.Series;
 import io.apptrace.calibrate.CalibrationResult.SizeStats;
 import io.apptrace.node.TransferKind;
@@ -27,10 +29,15 @@ final class MeasuredYaml {
     this.numa = r.machine().localNuma(0);
   }
 
-  /** The section, from its {@code measured:} line; {@code how} says how it was made (the command line, the CSV). */
-  static List<String> lines(CalibrationResult r, String how, List<io.apptrace.node.Node.FittedTo> fitted) {
+  /**
+   * The section, from its {@code measured:} line; {@code how} says how it was made (the command line, the CSV);
+   * {@code cpuOfNuma} names the node file's CPU of a NUMA node.
+   */
+  static List<String> lines(CalibrationResult r, String how, List<io.apptrace.node.Node.FittedTo> fitted,
+      java.util.function.IntFunction<Optional<String>> cpuOfNuma) {
     MeasuredYaml m = new MeasuredYaml(r);
     m.write(how);
+    m.memcpy(cpuOfNuma);
     if (!fitted.isEmpty()) {
       m.lines.add("  fitted_to:                            # a validation against these files is in-sample");
       for (io.apptrace.node.Node.FittedTo f : fitted) {
@@ -59,6 +66,8 @@ final class MeasuredYaml {
     }
     lines.add(m.simulated() ? "  simulated: true                      # the simulated CUDA runtime (" + m.simulatedWhy()
         + "): these numbers are NOT REAL" : "  simulated: false");
+    lines.add("  timed: event                         # CUDA events around each synchronous copy (docs/COST-MODEL.md,"
+        + " \"Timing kinds\")");
     List<Series> local = localSeries();
     section("latency", local, s -> {
       LogGpFit.Fit f = s.fit();
@@ -80,6 +89,26 @@ final class MeasuredYaml {
       lines.add("  page_fault:                           # Pearson 2018, sec. 5.2: slope of a linked-list walk over its length");
       r.faults().forEach(f -> lines.add(f.latencySeconds() > 0 ? "    " + f.key() + ": " + quote(time(f.latencySeconds()))
           + "   # " + f.where() : "    # " + f.key() + ": no latency: the walk did not slow down with its length"));
+    }
+  }
+
+  /**
+   * Each CPU's memcpy bandwidth: 1/G of one thread's copies from pageable to pinned memory within its
+   * own NUMA node (Pearson 2018, Algorithm 4.1), the pace of a pageable copy's staging.
+   */
+  private void memcpy(java.util.function.IntFunction<Optional<String>> cpuOfNuma) {
+    List<String> entries = new ArrayList<>();
+    for (int n : r.machine().numaNodes()) {
+      Optional<String> cpu = cpuOfNuma.apply(n);
+      Optional<Double> bw = r.series(Benchmark.HOST_TO_PINNED, Target.hosts(n, n)).map(s -> s.fit()
+          .bandwidthBytesPerSec()).filter(b -> b > 0 && !b.isInfinite());
+      if (cpu.isPresent() && bw.isPresent()) {
+        entries.add(cpu.get() + ": " + quote(bandwidth(bw.get())));
+      }
+    }
+    if (!entries.isEmpty()) {
+      lines.add("  memcpy_bandwidth: {" + String.join(", ", entries) + "}   # one thread's copy from pageable to pinned"
+          + " memory in each CPU's NUMA node (Pearson 2018, Algorithm 4.1), 1/G");
     }
   }
 
@@ -160,7 +189,7 @@ final class MeasuredYaml {
   }
 
   private String method() {
-    return "Copies timed with CUDA events (Pearson 2018, Listing 2.4), " + r.sizing().reps()
+    return "Copies timed with CUDA events around each synchronous call (Pearson 2018, Listing 2.4), " + r.sizing().reps()
         + " repetitions of each size;"
         + " latency = the time of the smallest copy (L+o, docs/COST-MODEL.md); bandwidth = 1/G, G fitted over the sizes"
         + " above 1 MiB (van Werkhoven et al. 2014, sec. V-A); curves = bytes / median time; all of NUMA node "
@@ -179,10 +208,6 @@ final class MeasuredYaml {
   /** Six significant digits, never in exponent form (node files take plain decimals). */
   static String sig6(double v) {
     return new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros().toPlainString();
-  }
-
-  static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   static List<String> wrap(String text, int width) {

@@ -50,10 +50,12 @@ public final class LinkCost {
   /**
    * Effective bandwidth of a transfer of {@code n} bytes crossing the link from its {@code a} end
    * ({@code fromA}) or its {@code b} end, Abdelhafez et al. 2019, eq. 2: {@code BW_eff = n * Link_BW / n_hat}, times
-   * the link's efficiency in that direction.
+   * the link's efficiency in that direction and for that access (a device reading or writing memory
+   * across it).
    */
   public static double effectiveBandwidth(Node.Link link, double n, Access access, boolean fromA) {
     double bytes = Math.max(n, 1);
-    return bytes * link.bandwidth() / nHat(link, bytes, access) * link.efficiency(fromA);
+    return bytes * link.bandwidth() / nHat(link, bytes, access) * link.efficiency(fromA)
+        * link.accessEfficiency(access == Access.READ);
   }
 }

@@ -1,19 +1,20 @@
 package io.apptrace.cost;
 
+import io.apptrace.node.Curve;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
-import io.apptrace.node.NodeLoader;
+import io.apptrace.node.Timing;
 import io.apptrace.node.Topology;
 import io.apptrace.node.TransferKind;
+import io.apptrace.node.Units;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What a transfer costs on a node (docs/COST-MODEL.md): the time of every transfer kind between any
- * two memories, with the link that bounds it and the two baselines of docs/COST-MODEL.md beside it.
+ * two memories, on the GPU and as the call around it sees it, with the link that bounds it and the
+ * two baselines of docs/COST-MODEL.md beside it.
  */
 public final class TransferModel {
   /** Whether measured bandwidth curves may replace the datasheet equations. */
@@ -35,18 +36,26 @@ public final class TransferModel {
   }
 
   /**
-   * The measured L+o a kind uses, and where it came from.
+   * The measured L+o a kind uses, and where it came from, in the two views of docs/COST-MODEL.md,
+   * "Timing kinds".
    *
+   * @param seconds as GPU time
    * @param of the kind whose measurement it is (null when none was measured)
+   * @param callSeconds as the duration of a blocking call around the copy
+   * @param timed how the figure it comes from was timed
+   * @param conversion how the view that was not measured was made from the other
    */
-  public record Latency(double seconds, String source, boolean measured, TransferKind of) {}
+  public record Latency(double seconds, String source, boolean measured, TransferKind of, double callSeconds,
+      Timing timed, Optional<String> conversion) {}
 
   private final Node node;
   private final Topology topology;
+  private final FixedCosts fixed;
 
   public TransferModel(Node node) throws NodeFileException {
     this.node = node;
     this.topology = Topology.of(node);
+    this.fixed = new FixedCosts(node);
   }
 
   public Node node() {
@@ -58,48 +67,41 @@ public final class TransferModel {
   }
 
   /**
-   * The 1-byte transfer time L+o of a kind: this node's measurement of it; else of the pinned
-   * transfer of the same direction (device-to-device and GPU-to-GPU kinds: pinned device-to-host);
-   * else the same from the node named by {@code latency_from}; else none (0, marked as not
-   * measured).
+   * The 1-byte transfer time L+o of a kind, in both views: this node's measurement of it; else of
+   * the pinned transfer of the same direction (device-to-device and GPU-to-GPU kinds: pinned
+   * device-to-host); else the same from the node named by {@code latency_from}; else none (0,
+   * marked as not measured).
    */
-  public Latency latency(TransferKind kind) throws NodeFileException {
-    return latency(node, kind, new HashSet<>());
-  }
-
-  private static Latency latency(Node n, TransferKind kind, Set<String> seen) throws NodeFileException {
-    if (!seen.add(n.name())) {
-      throw new NodeFileException(n.source() + ": measured.latency_from: the nodes " + String.join(", ", seen)
-          + " reuse each other's latency in a circle");
-    }
-    TransferKind fallback = switch (kind.way()) {
-      case H2D -> TransferKind.PINNED_H2D;
-      default -> TransferKind.PINNED_D2H;
-    };
-    for (TransferKind k : List.of(kind, fallback)) {
-      Double v = n.measured().latency().get(k);
-      if (v != null) {
-        String what = k == kind ? k.key() : k.key() + ", for " + kind.key();
-        return new Latency(v, (seen.size() == 1 ? "measured on " : "reused from ") + n.name() + " (" + what + ")",
-            true, k);
-      }
-    }
-    Optional<String> from = n.measured().latencyFrom();
-    if (from.isPresent()) {
-      Node other = NodeLoader.bundled(from.get()).orElseThrow(() -> new NodeFileException(n.source()
-          + ": measured.latency_from: no bundled node named '" + from.get() + "'"));
-      return latency(other, kind, seen);
-    }
-    return new Latency(0, "none measured: no fixed overhead counted", false, null);
+  public Latency latency(TransferKind kind) {
+    return fixed.latency(kind);
   }
 
   /**
    * The per-stream gap g of a transfer that follows another in the same direction back to back
-   * (van Werkhoven et al. 2014, sec. V): measured, else the kind's full L+o (no overlap assumed).
+   * (van Werkhoven et al. 2014, sec. V), GPU time: measured, else the kind's full L+o (no overlap
+   * assumed).
    */
-  public double gap(TransferKind kind) throws NodeFileException {
-    var g = kind.way() == TransferKind.Way.D2H ? node.measured().gapD2h() : node.measured().gapH2d();
-    return g.isPresent() ? g.getAsDouble() : latency(kind).seconds();
+  public double gap(TransferKind kind) {
+    return fixed.gap(kind);
+  }
+
+  /** The fixed cost of one memset on the GPU (found once: a replay asks for every memset). */
+  private Latency memset;
+
+  /** The fixed cost of one memset on the GPU, and where it came from ({@link FixedCosts#memset()}). */
+  public Latency memset() {
+    if (memset == null) {
+      memset = fixed.memset();
+    }
+    return memset;
+  }
+
+  /**
+   * A memset of {@code bytes} on {@code gpu}, GPU time: its fixed cost ({@link #memset()}) and every
+   * byte written once at the memory's streaming efficiency ({@link DeviceCopy}).
+   */
+  public double memsetSeconds(long bytes, Node.Gpu gpu) {
+    return memset().seconds() + DeviceCopy.writeSeconds(bytes, gpu.memoryBandwidth());
   }
 
   /** The cost of one transfer. */
@@ -129,12 +131,12 @@ public final class TransferModel {
     };
   }
 
-  private Node.Gpu gpu(int index) throws NodeFileException {
+  Node.Gpu gpu(int index) throws NodeFileException {
     return node.gpu(index).orElseThrow(() -> new NodeFileException(node.name() + " has no GPU " + index
         + " (it has " + node.gpus().size() + ": 0-" + (node.gpus().size() - 1) + ")"));
   }
 
-  private int numa(Endpoints where, Node.Gpu gpu) throws NodeFileException {
+  int numa(Endpoints where, Node.Gpu gpu) throws NodeFileException {
     if (where.numa() < 0) {
       return topology.localNuma(gpu.id());
     }
@@ -172,6 +174,13 @@ public final class TransferModel {
     return worst;
   }
 
+  /** The two views of a transfer: its data part on the GPU and in the call, each added to its L+o. */
+  private record Views(double gpu, double call) {
+    static Views same(Latency lat, double data) {
+      return new Views(lat.seconds() + data, lat.callSeconds() + data);
+    }
+  }
+
   private TransferEstimate hostTransfer(TransferKind kind, long bytes, Node.Gpu gpu, int numa, Setting setting)
       throws NodeFileException {
     boolean h2d = kind.way() == TransferKind.Way.H2D;
@@ -183,25 +192,38 @@ public final class TransferModel {
     double bwEff = routeBandwidth(route, n, access, h2d);
     Node.Link bound = bounding(route, n, access, h2d);
     List<String> notes = new ArrayList<>();
-    double seconds;
+    Views views;
     String method;
     boolean pageable = kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H;
     if (pageable) {
-      // Abdelhafez et al. 2019, eq. 9: T = L + o + 2n / Memory_BW + n / BW_eff (staged through a pinned buffer)
-      double memBw = node.cpuOfNuma(numa).orElseThrow().memoryBandwidth();
-      seconds = lat.seconds() + 2 * n / memBw + n / bwEff;
-      method = "Abdelhafez et al. 2019, eq. 9 (pageable: staged through pinned memory)";
+      Node.Cpu cpu = node.cpuOfNuma(numa).orElseThrow();
+      Double memcpy = node.measured().memcpyBandwidth().get(cpu.id());
+      if (memcpy != null) {
+        double chunk = node.measured().stagingChunkBytes();
+        double dma = routeBandwidth(route, Math.min(n, chunk), access, h2d);
+        PageableStaging p = PageableStaging.of(n, chunk, h2d, memcpy, dma);
+        views = new Views(lat.seconds() + p.gpuSeconds(), lat.callSeconds() + p.callSeconds());
+        method = "pageable: staged through pinned buffers of " + Units.size((long) chunk) + ", " + cpu.id()
+            + "'s memcpy at " + Units.bandwidth(memcpy) + " pipelined with the DMA (Pearson 2018, sec. 4.2.1)";
+      } else {
+        // Abdelhafez et al. 2019, eq. 9: T = L + o + 2n / Memory_BW + n / BW_eff (staged through a pinned buffer)
+        views = Views.same(lat, 2 * n / cpu.memoryBandwidth() + n / bwEff);
+        method = "Abdelhafez et al. 2019, eq. 9 (pageable: staged through pinned memory)";
+        notes.add(node.name() + "'s " + cpu.id() + " has no memcpy_bandwidth: the staging copy is taken at the"
+            + " memory's bandwidth, before the DMA (measure it with 'apptrace calibrate')");
+      }
     } else {
       // Abdelhafez et al. 2019, eq. 10: T = L + o + n / BW_eff
-      seconds = lat.seconds() + n / bwEff;
+      views = Views.same(lat, n / bwEff);
       method = "Abdelhafez et al. 2019, eq. 10";
     }
-    var curve = setting == Setting.MEASURED ? node.measured().curves().get(kind) : null;
+    Curve curve = setting == Setting.MEASURED ? node.measured().curves().get(kind) : null;
     if (curve != null) {
-      double measured = curve.seconds(n);
+      Views measured = curveViews(curve, n, lat);
       boolean local = numa == topology.localNuma(gpu.id());
-      if (local || measured >= seconds) {
-        seconds = local ? measured : Math.max(measured, seconds);
+      if (local || measured.gpu() >= views.gpu()) {
+        views = local ? measured : new Views(Math.max(measured.gpu(), views.gpu()), Math.max(measured.call(),
+            views.call()));
         method = "measured curve (" + curve.points() + " points" + (local ? "" : ", bounded below by the model"
             + " for this remote route") + ")";
       } else {
@@ -214,22 +236,35 @@ public final class TransferModel {
     Baselines base = Baselines.of(lat.seconds(), n, List.of(route.bottleneck().bandwidth()));
     // the route as the data travels it: from the GPU for a device-to-host copy
     String path = h2d ? route.describe() : route.reversed().describe();
-    return new TransferEstimate(kind.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")", path,
-        route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
+    return new TransferEstimate(kind.key(), bytes, views.gpu(), views.call(), bound.id() + " (" + bound.describe()
+        + ")", path, route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
   }
 
-  private TransferEstimate deviceToDevice(long bytes, Node.Gpu gpu) throws NodeFileException {
+  /**
+   * A measured curve's time at {@code n} in both views: the curve is timed as its node file's
+   * {@code timed} says; the other view differs from it by the difference of the two L+o.
+   */
+  private Views curveViews(Curve curve, double n, Latency lat) {
+    double t = curve.seconds(n);
+    double shift = lat.callSeconds() - lat.seconds();
+    if (node.measured().timed().orElse(Timing.GPU).includesCall()) {
+      return new Views(Math.max(t - shift, lat.seconds()), t);
+    }
+    return new Views(t, t + shift);
+  }
+
+  private TransferEstimate deviceToDevice(long bytes, Node.Gpu gpu) {
     Latency lat = latency(TransferKind.D2D);
-    // Abdelhafez et al. 2019, sec. IV-C: T = (L + o)_d2d + n / GPU_memory_BW
-    double seconds = lat.seconds() + bytes / gpu.memoryBandwidth();
+    Views views = Views.same(lat, DeviceCopy.dataSeconds(bytes, gpu.memoryBandwidth()));
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for d2d: the time counts no fixed overhead");
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(gpu.memoryBandwidth()));
-    return new TransferEstimate(TransferKind.D2D.key(), bytes, seconds, gpu.id() + " memory ("
-        + io.apptrace.node.Units.bandwidth(gpu.memoryBandwidth()) + ")", gpu.id(), false, lat,
-        "Abdelhafez et al. 2019, sec. IV-C (device memory bandwidth)", base.peakBw(), base.backOfEnvelope(), notes);
+    return new TransferEstimate(TransferKind.D2D.key(), bytes, views.gpu(), views.call(), gpu.id() + " memory ("
+        + Units.bandwidth(gpu.memoryBandwidth()) + ")", gpu.id(), false, lat, String.format(java.util.Locale.ROOT,
+            "read and write every byte at %.2f of the memory bandwidth (docs/COST-MODEL.md)",
+            DeviceCopy.dramEfficiency()), base.peakBw(), base.backOfEnvelope(), notes);
   }
 
   private TransferEstimate peer(long bytes, Node.Gpu src, Node.Gpu dst) throws NodeFileException {
@@ -239,15 +274,15 @@ public final class TransferModel {
     double bw = routeBandwidth(route, bytes, LinkCost.Access.WRITE, true);
     Node.Link bound = bounding(route, bytes, LinkCost.Access.WRITE, true);
     // Abdelhafez et al. 2019, sec. IV-C: peer copies use the direct NVLink or PCIe path's model (eq. 10, device writes)
-    double seconds = lat.seconds() + bytes / bw;
+    Views views = Views.same(lat, bytes / bw);
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for peer: the time counts no fixed overhead");
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(route.bottleneck().bandwidth()));
-    return new TransferEstimate(TransferKind.PEER.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")",
-        route.describe(), route.remote(), lat, "Abdelhafez et al. 2019, eq. 10 over the peer route", base.peakBw(),
-        base.backOfEnvelope(), notes);
+    return new TransferEstimate(TransferKind.PEER.key(), bytes, views.gpu(), views.call(), bound.id() + " ("
+        + bound.describe() + ")", route.describe(), route.remote(), lat,
+        "Abdelhafez et al. 2019, eq. 10 over the peer route", base.peakBw(), base.backOfEnvelope(), notes);
   }
 
   /**
@@ -255,30 +290,25 @@ public final class TransferModel {
    * (by default the source GPU's local one), a device-to-host then a host-to-device pinned transfer
    * (Pearson 2018, sec. 2.4.4). <b>Choice</b>: the driver moves the data in chunks through its staging
    * buffers, so the two halves overlap and the slower one sets the pace: {@code T = L+o + n /
-   * min(BW_down, BW_up)} (the measured staged copies of Pearson's thesis data run at about the
-   * slower half's bandwidth, not at half of it). The fixed overhead is the measured staged L+o when
-   * there is one, else the two pinned L+o's.
+   * min(BW_down, BW_up, Memory_BW / 2)} (the measured staged copies of Pearson's thesis data run at
+   * about the slower half's bandwidth, not at half of it). The staging node's memory is written by
+   * one half and read by the other, so the two share it: each byte crosses it twice. The fixed
+   * overhead is the measured staged L+o when there is one, else the two pinned L+o's.
    */
   private TransferEstimate staged(long bytes, Node.Gpu src, Node.Gpu dst, int numa) throws NodeFileException {
     Topology.Route down = topology.hostRoute(numa, src.id()).orElseThrow(() -> new NodeFileException(
         node.name() + ": no route between NUMA node " + numa + " and " + src.id()));
     Topology.Route up = topology.hostRoute(numa, dst.id()).orElseThrow(() -> new NodeFileException(
         node.name() + ": no route between NUMA node " + numa + " and " + dst.id()));
-    Latency own = latency(TransferKind.STAGED_P2P);
-    Latency lat;
-    if (own.of() == TransferKind.STAGED_P2P) {
-      lat = own;
-    } else {
-      Latency d = latency(TransferKind.PINNED_D2H);
-      Latency h = latency(TransferKind.PINNED_H2D);
-      lat = new Latency(d.seconds() + h.seconds(), "pinned_d2h + pinned_h2d: " + d.source() + "; " + h.source(),
-          d.measured() && h.measured(), d.of());
-    }
+    Latency lat = stagedLatency();
     double bwDown = routeBandwidth(down, bytes, LinkCost.Access.WRITE, false);
     double bwUp = routeBandwidth(up, bytes, LinkCost.Access.READ, true);
-    double seconds = lat.seconds() + bytes / Math.min(bwDown, bwUp);
-    Node.Link bound = bwDown <= bwUp ? bounding(down, bytes, LinkCost.Access.WRITE, false)
-        : bounding(up, bytes, LinkCost.Access.READ, true);
+    double memory = node.cpuOfNuma(numa).orElseThrow().memoryBandwidth() / 2;
+    double pace = Math.min(Math.min(bwDown, bwUp), memory);
+    Views views = Views.same(lat, bytes / pace);
+    String bound = pace == memory ? "NUMA node " + numa + " memory (" + Units.bandwidth(memory * 2) + ", crossed twice)"
+        : bwDown <= bwUp ? describe(bounding(down, bytes, LinkCost.Access.WRITE, false))
+        : describe(bounding(up, bytes, LinkCost.Access.READ, true));
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for staged copies: the time counts no fixed overhead");
@@ -286,66 +316,41 @@ public final class TransferModel {
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(Math.min(down.bottleneck().bandwidth(),
         up.bottleneck().bandwidth())));
     String route = down.reversed().describe() + " | " + up.describe();
-    return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, seconds, bound.id() + " (" + bound.describe() + ")",
-        route, down.remote() || up.remote(), lat,
-        "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves, pipelined",
-        base.peakBw(), base.backOfEnvelope(), notes);
+    return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, views.gpu(), views.call(), bound, route,
+        down.remote() || up.remote(), lat, "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves,"
+            + " pipelined", base.peakBw(), base.backOfEnvelope(), notes);
+  }
+
+  private static String describe(Node.Link l) {
+    return l.id() + " (" + l.describe() + ")";
   }
 
   /**
-   * Unified-memory page-fault migration of {@code bytes} (Pearson 2018, sec. 5.2, Table 5.5): one fault per
-   * {@code migration_granularity} bytes, each costing the measured fault latency, plus the bytes
-   * over the route. {@code way} is H2D (a GPU touches pages on the CPU) or D2H, or P2P between two
-   * GPUs (local when their route crosses no CPU bus).
+   * The fixed overhead a transfer of {@code kind} pays: its L+o ({@link #latency}), for a staged
+   * GPU-to-GPU copy without a measurement of its own the sum of its two pinned halves'.
+   */
+  public Latency fixedCost(TransferKind kind) {
+    return kind == TransferKind.STAGED_P2P ? stagedLatency() : latency(kind);
+  }
+
+  /** The staged L+o: measured, else the two pinned halves' (in each view, the sum of theirs). */
+  private Latency stagedLatency() {
+    Latency own = latency(TransferKind.STAGED_P2P);
+    if (own.of() == TransferKind.STAGED_P2P) {
+      return own;
+    }
+    Latency d = latency(TransferKind.PINNED_D2H);
+    Latency h = latency(TransferKind.PINNED_H2D);
+    return new Latency(d.seconds() + h.seconds(), "pinned_d2h + pinned_h2d: " + d.source() + "; " + h.source(),
+        d.measured() && h.measured(), d.of(), d.callSeconds() + h.callSeconds(), d.timed(), d.conversion());
+  }
+
+  /**
+   * Unified-memory page-fault migration of {@code bytes} (Pearson 2018, sec. 5.2, Table 5.5;
+   * {@link PageFaultMigration}).
    */
   public TransferEstimate pageFaultMigration(TransferKind.Way way, long bytes, Endpoints where)
       throws NodeFileException {
-    Node.Gpu src = gpu(where.srcGpu());
-    Node.PageFaults f = node.measured().pageFaults();
-    Topology.Route route;
-    java.util.OptionalDouble latency;
-    LinkCost.Access access;
-    boolean along;
-    switch (way) {
-      case H2D -> {
-        int numa = numa(where, src);
-        route = topology.hostRoute(numa, src.id()).orElseThrow();
-        latency = f.cpuToGpu();
-        access = LinkCost.Access.READ;
-        along = true;
-      }
-      case D2H -> {
-        int numa = numa(where, src);
-        route = topology.hostRoute(numa, src.id()).orElseThrow();
-        latency = f.gpuToCpu();
-        access = LinkCost.Access.WRITE;
-        along = false;
-      }
-      default -> {
-        Node.Gpu dst = gpu(where.dstGpu());
-        route = topology.route(src.id(), dst.id()).orElseThrow(() -> new NodeFileException(node.name()
-            + ": no route between " + src.id() + " and " + dst.id()));
-        latency = route.remote() ? f.gpuGpuRemote() : f.gpuGpuLocal();
-        access = LinkCost.Access.WRITE;
-        along = true;
-      }
-    }
-    if (latency.isEmpty()) {
-      throw new NodeFileException(node.name() + " has no measured page-fault latency for this migration"
-          + " (measured.page_fault in its node file)");
-    }
-    double granularity = node.measured().migrationGranularity();
-    double faults = Math.max(1, Math.ceil(bytes / granularity));
-    double bw = routeBandwidth(route, Math.min(bytes, granularity), access, along);
-    double seconds = faults * latency.getAsDouble() + bytes / bw;
-    Node.Link bound = bounding(route, Math.min(bytes, granularity), access, along);
-    Latency lat = new Latency(latency.getAsDouble(), "measured page-fault latency on " + node.name(), true, null);
-    Baselines base = Baselines.of(0, bytes, List.of(route.bottleneck().bandwidth()));
-    String kind = "fault_" + way.name().toLowerCase(java.util.Locale.ROOT);
-    String path = along ? route.describe() : route.reversed().describe();
-    return new TransferEstimate(kind, bytes, seconds, bound.id() + " (" + bound.describe() + ")", path,
-        route.remote(), lat, String.format(java.util.Locale.ROOT, "Pearson 2018, Table 5.5: %.0f faults of %s each",
-            faults, io.apptrace.node.Units.time(latency.getAsDouble())), base.peakBw(), base.backOfEnvelope(),
-        List.of());
+    return new PageFaultMigration(this).estimate(way, bytes, where);
   }
 }

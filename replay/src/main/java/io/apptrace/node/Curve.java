@@ -10,6 +10,7 @@ import java.util.Arrays;
  */
 public final class Curve {
   private final double[] sizes;
+  private final double[] bandwidths;
   private final double[] seconds;
 
   /** Points sorted by size, with distinct sizes; bandwidths in bytes per second. */
@@ -18,6 +19,7 @@ public final class Curve {
       throw new IllegalArgumentException("a curve needs points");
     }
     this.sizes = sizes.clone();
+    this.bandwidths = bandwidths.clone();
     this.seconds = new double[sizes.length];
     for (int i = 0; i < sizes.length; i++) {
       if (i > 0 && !(sizes[i] > sizes[i - 1])) {
@@ -56,5 +58,25 @@ public final class Curve {
 
   public int points() {
     return sizes.length;
+  }
+
+  /** Point {@code i}'s size, bytes. */
+  public double size(int i) {
+    return sizes[i];
+  }
+
+  /** Point {@code i}'s bandwidth, bytes per second, as the node file gives it. */
+  public double bandwidth(int i) {
+    return bandwidths[i];
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Curve c && Arrays.equals(sizes, c.sizes) && Arrays.equals(bandwidths, c.bandwidths);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * Arrays.hashCode(sizes) + Arrays.hashCode(bandwidths);
   }
 }

@@ -80,17 +80,26 @@ public record Node(
    * @param nvlinkGeneration for an NVLink, its generation (0 otherwise)
    * @param efficiencyAb the fraction of the bandwidth a transfer from {@code a} to {@code b} reaches
    * @param efficiencyBa the same from {@code b} to {@code a}
+   * @param efficiencyRead the fraction a transfer reaches when a device reads memory across the link
+   *     (host to device), whichever way it crosses it
+   * @param efficiencyWrite the same when a device writes memory across it (device to host, GPU to GPU)
    */
   public record Link(String id, String a, String b, LinkType type, double bandwidth, double efficiencyAb,
-      double efficiencyBa, double duplex, int count, Optional<Pcie> pcie, int nvlinkGeneration) {
+      double efficiencyBa, double duplex, int count, Optional<Pcie> pcie, int nvlinkGeneration,
+      double efficiencyRead, double efficiencyWrite) {
     /** The efficiency of a transfer crossing the link from {@code a} ({@code fromA}) or from {@code b}. */
     public double efficiency(boolean fromA) {
       return fromA ? efficiencyAb : efficiencyBa;
     }
 
-    /** The lower of the two directions' efficiencies (for choosing routes). */
+    /** The efficiency of a transfer that reads ({@code read}) or writes memory across the link. */
+    public double accessEfficiency(boolean read) {
+      return read ? efficiencyRead : efficiencyWrite;
+    }
+
+    /** The lowest of its efficiencies (for choosing routes). */
     public double efficiency() {
-      return Math.min(efficiencyAb, efficiencyBa);
+      return Math.min(Math.min(efficiencyAb, efficiencyBa), Math.min(efficiencyRead, efficiencyWrite));
     }
 
     // equals and hashCode written out: a record's generated ones link an invokedynamic call site
@@ -101,7 +110,9 @@ public record Node(
       return o instanceof Link l && id.equals(l.id) && a.equals(l.a) && b.equals(l.b) && type == l.type
           && Double.compare(bandwidth, l.bandwidth) == 0 && Double.compare(efficiencyAb, l.efficiencyAb) == 0
           && Double.compare(efficiencyBa, l.efficiencyBa) == 0 && Double.compare(duplex, l.duplex) == 0
-          && count == l.count && pcie.equals(l.pcie) && nvlinkGeneration == l.nvlinkGeneration;
+          && count == l.count && pcie.equals(l.pcie) && nvlinkGeneration == l.nvlinkGeneration
+          && Double.compare(efficiencyRead, l.efficiencyRead) == 0
+          && Double.compare(efficiencyWrite, l.efficiencyWrite) == 0;
     }
 
     @Override
@@ -148,18 +159,38 @@ public record Node(
       OptionalDouble gpuGpuRemote) {}
 
   /**
+   * Another node's measured figures that a node reuses ({@code measured.latency_from}), resolved
+   * when the node file was read.
+   *
+   * @param node the other node's name
+   * @param measured its measured figures, with its own {@code latency_from} resolved in turn
+   */
+  public record LatencySource(String node, Measured measured) {}
+
+  /**
    * Measured parameters: each wins over the datasheet where present.
    *
+   * @param latencyFrom the node whose L+o this one reuses where it has none of its own
+   * @param timed how {@code latency}, {@code gap}, {@code curves} and {@code memset} were timed;
+   *     empty only when the section has none of them
+   * @param memsetSeconds the fixed cost of one memset, timed as {@code timed} says
+   * @param stagingChunkBytes the driver's staging buffer for pageable copies (docs/COST-MODEL.md,
+   *     "Pageable host memory")
+   * @param memcpyBandwidth per CPU id: one thread's copy from pageable to pinned memory on that
+   *     socket, bytes per second, the pace of a pageable transfer's staging copy (Pearson 2018, sec.
+   *     4.2.1)
    * @param bandwidth the large-transfer bandwidth 1/G fitted per kind (van Werkhoven et al. 2014, sec. V-A), bytes per
    *     second, as {@code apptrace calibrate} writes it: with {@code latency}, the kind's LogGP form
    * @param curves bandwidth by size between a NUMA node and a GPU local to it
    */
   public record Measured(String source, boolean simulated, Map<TransferKind, Double> latency,
-      Optional<String> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
+      Optional<LatencySource> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
       Map<TransferKind, Double> bandwidth, Map<TransferKind, Curve> curves, PageFaults pageFaults,
-      double migrationGranularity, List<FittedTo> fittedTo) {
+      double migrationGranularity, List<FittedTo> fittedTo, Optional<Timing> timed, OptionalDouble memsetSeconds,
+      double stagingChunkBytes, Map<String, Double> memcpyBandwidth) {
     public Measured {
       latency = Map.copyOf(latency);
+      memcpyBandwidth = Map.copyOf(memcpyBandwidth);
       bandwidth = Map.copyOf(bandwidth);
       curves = Map.copyOf(curves);
       fittedTo = List.copyOf(fittedTo);
@@ -168,7 +199,16 @@ public record Node(
     static Measured none() {
       OptionalDouble no = OptionalDouble.empty();
       return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(), Map.of(),
-          new PageFaults(no, no, no, no), 64 * 1024, List.of());
+          new PageFaults(no, no, no, no), 64 * 1024, List.of(), Optional.empty(), no, DEFAULT_STAGING_CHUNK, Map.of());
+    }
+
+    /** The staging buffer without a node's own figure: 1 MiB (docs/COST-MODEL.md, "Pageable host memory"). */
+    public static final double DEFAULT_STAGING_CHUNK = 1024 * 1024;
+
+    /** These figures with other L+o and no {@code latency_from} (a reference node's, docs/COST-MODEL.md). */
+    public Measured withLatency(Map<TransferKind, Double> l, Timing timing) {
+      return new Measured(source, simulated, l, Optional.empty(), gapH2d, gapD2h, bandwidth, curves, pageFaults,
+          migrationGranularity, fittedTo, Optional.of(timing), memsetSeconds, stagingChunkBytes, memcpyBandwidth);
     }
 
     /** Whether these figures were fitted to a file with this SHA-256 (hex, lower case). */

@@ -318,7 +318,7 @@ public final class NodeLoader {
     }
 
     Node.PeerAccess peer = peerAccess(root, ids, gpus);
-    Node.Measured measured = root.map("measured").isPresent() ? measured(root.map("measured").get())
+    Node.Measured measured = root.map("measured").isPresent() ? measured(root.map("measured").get(), name, cpus)
         : Node.Measured.none();
     HostOverheads host = root.map("host_overheads").isPresent()
         ? hostOverheads(root.map("host_overheads").get(), HostOverheads.defaults()) : HostOverheads.defaults();
@@ -378,10 +378,12 @@ public final class NodeLoader {
     String typeName = l.string("type");
     LinkType type = LinkType.of(typeName).orElseThrow(() -> l.error("type", "unknown link type '" + typeName
         + "' (known: pcie, nvlink, nvlink-c2c, xbus, qpi, upi, infinity-fabric, smp)"));
-    // efficiency: one number, or [a to b, b to a] when the directions differ
+    // efficiency: one number, [a to b, b to a] when the directions differ, or {read, write} when it
+    // depends on whether a device reads or writes memory across the link
     double efficiency = 1.0;
     double efficiencyBack = 1.0;
-    List<YamlMap.Scalar> eff = l.scalars("efficiency", false);
+    double[] byAccess = accessEfficiency(l);
+    List<YamlMap.Scalar> eff = byAccess != null ? List.of() : l.scalars("efficiency", false);
     if (eff.size() > 2) {
       throw l.error("efficiency", "give one efficiency, or two: [from " + a + " to " + b + ", back]");
     }
@@ -456,7 +458,32 @@ public final class NodeLoader {
       default -> bandwidth = l.quantity("bandwidth", Units.Kind.BANDWIDTH) * count;
     }
     l.done();
-    return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, efficiencyBack, duplex, count, pcie, nvGen);
+    return new Node.Link(a + "-" + b, a, b, type, bandwidth, efficiency, efficiencyBack, duplex, count, pcie, nvGen,
+        byAccess == null ? 1.0 : byAccess[0], byAccess == null ? 1.0 : byAccess[1]);
+  }
+
+  /**
+   * A link's {@code efficiency: {read: R, write: W}}: R for transfers in which a device reads memory
+   * across the link (host to device), W where it writes it (device to host, GPU to GPU); null when
+   * the efficiency is a number or a pair, or absent.
+   */
+  private static double[] accessEfficiency(YamlMap l) throws NodeFileException {
+    if (!l.has("efficiency")) {
+      return null;
+    }
+    Optional<YamlMap> m;
+    try {
+      m = l.map("efficiency");
+    } catch (NodeFileException notAMap) {
+      return null;
+    }
+    if (m.isEmpty()) {
+      return null;
+    }
+    double read = m.get().number("read", 0.01, 1.0, 1.0);
+    double write = m.get().number("write", 0.01, 1.0, 1.0);
+    m.get().done();
+    return new double[] {read, write};
   }
 
   /**
@@ -550,7 +577,7 @@ public final class NodeLoader {
     return new HostOverheads(source, fixed, perMib, base == null ? java.util.Set.of() : set);
   }
 
-  private static Node.Measured measured(YamlMap m) throws NodeFileException {
+  private static Node.Measured measured(YamlMap m, String self, List<Node.Cpu> cpus) throws NodeFileException {
     String source = m.optString("source").orElse("");
     boolean simulated = m.bool("simulated", false);
     Map<TransferKind, Double> latency = new EnumMap<>(TransferKind.class);
@@ -562,11 +589,7 @@ public final class NodeLoader {
       }
       lat.get().done();
     }
-    Optional<String> from = m.optString("latency_from");
-    if (from.isPresent() && !BundledNodes.names().contains(from.get())) {
-      throw m.error("latency_from", "no bundled node named '" + from.get() + "' (bundled: "
-          + String.join(", ", BundledNodes.names()) + ")");
-    }
+    Optional<Node.LatencySource> from = latencySource(m, self);
     OptionalDouble gapH2d = OptionalDouble.empty();
     OptionalDouble gapD2h = OptionalDouble.empty();
     Optional<YamlMap> gap = m.map("gap");
@@ -629,9 +652,85 @@ public final class NodeLoader {
       fitted.add(new Node.FittedTo(f.string("file"), sha.toLowerCase(java.util.Locale.ROOT)));
       f.done();
     }
+    OptionalDouble memset = m.optQuantity("memset", Units.Kind.TIME);
+    double staging = m.optQuantity("staging_chunk", Units.Kind.SIZE).orElse(Node.Measured.DEFAULT_STAGING_CHUNK);
+    Map<String, Double> memcpy = memcpyBandwidth(m, cpus);
+    Optional<Timing> timed = timing(m, !latency.isEmpty() || gapH2d.isPresent() || gapD2h.isPresent()
+        || !curves.isEmpty() || memset.isPresent());
     m.done();
     return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, bandwidth, curves, faults,
-        granularity, fitted);
+        granularity, fitted, timed, memset, staging, memcpy);
+  }
+
+  /** {@code measured.memcpy_bandwidth}: per CPU id, one thread's copy from pageable to pinned memory. */
+  private static Map<String, Double> memcpyBandwidth(YamlMap m, List<Node.Cpu> cpus) throws NodeFileException {
+    Map<String, Double> out = new LinkedHashMap<>();
+    Optional<YamlMap> mb = m.map("memcpy_bandwidth");
+    if (mb.isPresent()) {
+      for (String id : mb.get().keys()) {
+        if (cpus.stream().noneMatch(c -> c.id().equals(id))) {
+          throw mb.get().keyError(id, "no CPU has the id '" + id + "' (its CPUs: "
+              + String.join(", ", cpus.stream().map(Node.Cpu::id).toList()) + ")");
+        }
+        out.put(id, mb.get().quantity(id, Units.Kind.BANDWIDTH));
+      }
+      mb.get().done();
+    }
+    return out;
+  }
+
+  /**
+   * {@code measured.timed}: how the section's times were taken, which a section with any of them
+   * must say (docs/NODE-FORMAT.md): a copy's GPU time and the time of the call around it differ by
+   * several microseconds.
+   */
+  private static Optional<Timing> timing(YamlMap m, boolean hasTimes) throws NodeFileException {
+    Optional<String> t = m.optString("timed");
+    if (t.isEmpty()) {
+      if (hasTimes) {
+        throw m.error("timed", "missing: say how these times were taken: gpu (the copy's span on the GPU: CUPTI,"
+            + " nvprof, Nsight), event (CUDA events around a synchronous call, as 'apptrace calibrate' times them)"
+            + " or wall (the host clock around the call)");
+      }
+      return Optional.empty();
+    }
+    return Optional.of(Timing.of(t.get()).orElseThrow(() -> m.error("timed", "'" + t.get()
+        + "' is no way of timing; use " + Timing.keys())));
+  }
+
+  /** Bundled nodes whose {@code latency_from} is being followed (to refuse a circle). */
+  private static final ThreadLocal<java.util.LinkedHashSet<String>> FOLLOWING =
+      ThreadLocal.withInitial(java.util.LinkedHashSet::new);
+
+  /**
+   * {@code measured.latency_from}, resolved now: the named bundled node's measured figures, its own
+   * {@code latency_from} followed in turn.
+   */
+  private static Optional<Node.LatencySource> latencySource(YamlMap m, String self) throws NodeFileException {
+    Optional<String> from = m.optString("latency_from");
+    if (from.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!BundledNodes.names().contains(from.get())) {
+      throw m.error("latency_from", "no bundled node named '" + from.get() + "' (bundled: "
+          + String.join(", ", BundledNodes.names()) + ")");
+    }
+    java.util.LinkedHashSet<String> following = FOLLOWING.get();
+    boolean outer = following.isEmpty();
+    following.add(self);
+    try {
+      if (following.contains(from.get())) {
+        throw m.error("latency_from", "the nodes " + String.join(", ", following) + " reuse each other's latency"
+            + " in a circle; name a node that was measured");
+      }
+      Node other = bundled(from.get()).orElseThrow();
+      return Optional.of(new Node.LatencySource(other.name(), other.measured()));
+    } finally {
+      following.remove(self);
+      if (outer) {
+        FOLLOWING.remove();
+      }
+    }
   }
 
   private static TransferKind kind(YamlMap m, String key) throws NodeFileException {

@@ -46,6 +46,9 @@ final class NodeOverrides {
 
   private static final Place LEAF = new Place(null, null, null, false, Map.of());
 
+  /** A mapping whose keys are the file's own (CPU ids), each a single value. */
+  private static final Place BY_CPU = new Place(Map.of(), null, "CPU", false, Map.of());
+
   private static Place map(Map<String, String> excludes, Object... keysAndPlaces) {
     Map<String, Place> keys = new LinkedHashMap<>();
     for (int i = 0; i < keysAndPlaces.length; i++) {
@@ -86,12 +89,13 @@ final class NodeOverrides {
         "concurrent_kernels", "sms", "clock", "launch_overhead");
     Place sw = map(Map.of(), "id", "type", "model");
     Place link = map(Map.of("bandwidth", "lane_bandwidth", "lane_bandwidth", "bandwidth"),
-        "between", "type", "duplex", "efficiency", "count", "generation", "lanes", "mps", "mrrs", "rcb",
+        "between", "type", "duplex", "efficiency", map(Map.of(), "read", "write"), "count", "generation", "lanes",
+        "mps", "mrrs", "rcb",
         "overheads", map(Map.of(), "mrd", "mwr", "cpld"), "lane_bandwidth", "bandwidth");
     Place measured = map(Map.of(), "source", "simulated", "latency", leaves(kinds), "latency_from",
         "gap", map(Map.of(), "h2d", "d2h"), "bandwidth", leaves(kinds), "curves", leaves(kinds),
         "page_fault", map(Map.of(), "cpu_to_gpu", "gpu_to_cpu", "gpu_gpu_local", "gpu_gpu_remote"),
-        "migration_granularity", "fitted_to");
+        "migration_granularity", "fitted_to", "timed", "memset", "staging_chunk", "memcpy_bandwidth", BY_CPU);
     ROOT = map(Map.of(), "name", "description", "aliases", "sources", "cpu_speed_factor",
         "cpus", list("CPU", false, cpu), "gpus", list("GPU", false, gpu), "switches", list("switch", false, sw),
         "links", list("link", true, link), "peer_access", map(Map.of(), "pairs"), "measured", measured);
@@ -138,7 +142,7 @@ final class NodeOverrides {
         MappingNode m = (MappingNode) at;
         int dot = rest.indexOf('.');
         String key = dot < 0 ? rest : rest.substring(0, dot);
-        Place child = place.keys().get(key);
+        Place child = place == BY_CPU ? LEAF : place.keys().get(key);
         if (child == null) {
           throw noField(file, root, path);
         }
@@ -250,7 +254,13 @@ final class NodeOverrides {
   }
 
   private static void paths(Place place, Node at, String prefix, List<String> out) {
-    if (place.isMap()) {
+    if (place == BY_CPU && at instanceof MappingNode m) {
+      for (NodeTuple t : m.getValue()) {
+        if (t.getKeyNode() instanceof ScalarNode k) {
+          out.add(prefix + "." + k.getValue());
+        }
+      }
+    } else if (place.isMap()) {
       for (Map.Entry<String, Place> e : place.keys().entrySet()) {
         String p = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
         out.add(p);

@@ -37,7 +37,7 @@ import org.snakeyaml.engine.v2.parser.Parser;
 final class YamlMap {
   /**
    * Limits against hostile files: a document this big, this aliased (billion laughs), this deeply
-   * nested or with a value this long is no node file. The largest bundled file is 17 KiB.
+   * nested or with a value this long is no node file. The largest bundled file is 19 KiB.
    */
   static final int MAX_CODE_POINTS = 128 * 1024;
   static final int MAX_ALIASES = 20;

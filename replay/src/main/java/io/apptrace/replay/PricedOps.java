@@ -86,7 +86,7 @@ final class PricedOps {
         if (o.keepMeasured() && op.measured()) {
           t.phase[i] = op.measuredDurationNs();
         } else {
-          t.phase[i] = (g.launchOverheadSeconds() + op.bytes() / g.memoryBandwidth()) * 1e9;
+          t.phase[i] = model.memsetSeconds(op.bytes(), g) * 1e9;
           t.modelled[i] = true;
         }
       }
@@ -224,11 +224,7 @@ final class PricedOps {
   double gapNs(TransferKind kind) {
     int k = kind.ordinal();
     if (gapNs[k] == 0) {
-      try {
-        gapNs[k] = model.gap(kind) * 1e9 + Double.MIN_VALUE;
-      } catch (NodeFileException x) {
-        throw new IllegalStateException(x);
-      }
+      gapNs[k] = model.gap(kind) * 1e9 + Double.MIN_VALUE;
     }
     return gapNs[k];
   }

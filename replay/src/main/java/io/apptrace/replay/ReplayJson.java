@@ -49,6 +49,15 @@ public final class ReplayJson {
         }
       });
       b.set("copies_by_kind", byKind);
+      ObjectNode fixed = n.putObject("fixed_costs");
+      FixedCostReport.of(r).forEach((k, l) -> {
+        ObjectNode c = fixed.putObject(k);
+        c.put("latency_ns", Math.round(l.seconds() * 1e9));
+        c.put("latency_call_ns", Math.round(l.callSeconds() * 1e9));
+        c.put("timed", l.timed().key());
+        c.put("source", l.source());
+        l.conversion().ifPresent(x -> c.put("conversion", x));
+      });
       ObjectNode busy = n.putObject("engine_busy_ns");
       r.engineBusy().forEach((k, v) -> busy.put(k, Math.round(v)));
       SourceNodeMatch.Result source = SourceNodeMatch.of(r);

@@ -93,12 +93,6 @@ public final class Replayer {
 
   /** A blocking call's own overhead, at most: the rest of its measured time was waiting. */
   static final long BLOCKING_OVERHEAD_NS = 5_000;
-  /**
-   * A synchronous copy from pageable memory returns once its source may be reused (Pearson 2018, sec.
-   * 2.4.1): when the last staging chunk, at most this many bytes, has been copied to the driver's
-   * pinned buffer, before its DMA.
-   */
-  static final double STAGING_CHUNK_BYTES = 64 * 1024;
 
   private Replayer() {}
 
@@ -134,7 +128,7 @@ public final class Replayer {
     CallCosts costs = new CallCosts(p, node, o.callCosts());
     HostThreads hosts = new HostThreads(p, node, o, t, clock, queue, streams, measured, costs);
     OpLifecycle lifecycle = new OpLifecycle(t, clock, queue, deps, streams, measured, engines, hosts);
-    Transfers transfers = new Transfers(t, links, clock, queue);
+    Transfers transfers = new Transfers(t, links, clock, queue, node.measured().stagingChunkBytes());
     hosts.issuesThrough(lifecycle);
     transfers.connect(lifecycle, hosts);
     long events = new ReplayLoop(clock, queue, links, hosts, lifecycle, transfers, engines, t).run();

@@ -7,8 +7,8 @@ import java.util.Arrays;
  * Copies past their fixed part: their bytes cross the links of their route, shared with the
  * transfers in flight ({@link Links}, docs/REPLAY.md "Copies"). The link-sharing model's next due
  * time is kept in the replay's event queue. A synchronous copy from pageable memory releases its
- * thread once its last staging chunk is in the driver's pinned buffer, before that chunk's DMA
- * (Pearson 2018, sec. 2.4.1).
+ * thread once its last staging chunk (at most the node's {@code measured.staging_chunk}) is in the
+ * driver's pinned buffer, before that chunk's DMA (Pearson 2018, sec. 2.4.1).
  */
 final class Transfers {
   private final OpTable t;
@@ -18,11 +18,14 @@ final class Transfers {
   private OpLifecycle lifecycle;
   private HostThreads hosts;
 
-  Transfers(OpTable t, Links links, Clock clock, EventQueue queue) {
+  private final double stagingChunkBytes;
+
+  Transfers(OpTable t, Links links, Clock clock, EventQueue queue, double stagingChunkBytes) {
     this.t = t;
     this.links = links;
     this.clock = clock;
     this.queue = queue;
+    this.stagingChunkBytes = stagingChunkBytes;
   }
 
   private final int[] one = new int[1];
@@ -42,7 +45,7 @@ final class Transfers {
     if (t.bytes[i] > 0 && t.maxRate[i] < Double.POSITIVE_INFINITY) {
       t.state[i] = OpState.FLOWING;
       double milestone = t.ops[i].synchronous() && t.ops[i].transfer() == TransferKind.PAGEABLE_H2D
-          ? Math.min(t.bytes[i], Replayer.STAGING_CHUNK_BYTES) : 0;
+          ? Math.min(t.bytes[i], stagingChunkBytes) : 0;
       links.start(i, t.resources[i], t.factors[i], t.maxRate[i], t.bytes[i], milestone, clock.now());
       links.update(clock.now());
       queue.transfersDueAt(links.isEmpty() ? Long.MAX_VALUE : links.nextAt());

@@ -1,5 +1,7 @@
 package io.apptrace.topo;
 
+import static io.apptrace.node.NodeYaml.quote;
+
 import io.apptrace.node.Units;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,7 +78,9 @@ public final class SkeletonWriter {
     peerAccess(gpus, gpuIds).ifPresent(p -> y.append("peer_access: ").append(p)
         .append("   # what NVML says of peer reads between each pair\n"));
     if (!gpus.isEmpty()) {
-      y.append("measured:\n  latency: {pinned_h2d: unknown, pinned_d2h: unknown}   # L+o of a 1-byte copy\n");
+      y.append("measured:\n  timed: event   # how the times below were taken: event (CUDA events around a synchronous"
+          + " call, as 'apptrace calibrate' times them), gpu (a profiler's span of the copy) or wall\n");
+      y.append("  latency: {pinned_h2d: unknown, pinned_d2h: unknown}   # L+o of a 1-byte copy\n");
     }
     return new Skeleton(y.toString(), notes);
   }
@@ -193,18 +197,5 @@ public final class SkeletonWriter {
     }
     return Optional.of(pairs.isEmpty() ? "none" : pairs.size() == possible ? "all"
         : "{pairs: [" + String.join(", ", pairs) + "]}");
-  }
-
-  /** A YAML double-quoted scalar. */
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c >= ' ') {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
   }
 }

@@ -1,5 +1,6 @@
 package io.apptrace.validate;
 
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,17 +20,20 @@ import java.util.zip.GZIPInputStream;
 /**
  * Measured copy times in the plain layout (docs/CLI.md, "validate transfers"): a header naming at
  * least {@code bytes}, {@code kind} and {@code time_ns}, in any order, and optionally
- * {@code memory}, {@code numa}, {@code gpu}, {@code src_gpu}, {@code dst_gpu} and {@code machine};
+ * {@code memory}, {@code numa}, {@code gpu}, {@code src_gpu}, {@code dst_gpu}, {@code timed} and
+ * {@code machine};
  * one row a copy. {@code kind} is a transfer kind ({@code pinned_h2d}, {@code d2d}, ...) or a
  * direction ({@code h2d}, {@code d2h}, {@code d2d}, {@code p2p}) whose host memory {@code memory}
- * gives ({@code pinned} when it is empty). The rows belong to {@code machine}, or, without that
- * column, to the node they are compared with. Plain or gzipped.
+ * gives ({@code pinned} when it is empty). {@code timed} says how {@code time_ns} was taken
+ * ({@code gpu}, {@code event} or {@code wall}, docs/COST-MODEL.md "Timing kinds"; {@code gpu}, a
+ * profiler's time of the copy, when it is empty or absent). The rows belong to {@code machine}, or,
+ * without that column, to the node they are compared with. Plain or gzipped.
  */
 public final class CopyTimesCsv {
   /** The columns every file of this layout has. */
   public static final List<String> REQUIRED = List.of("bytes", "kind", "time_ns");
   /** The header line, as docs/CLI.md shows it. */
-  public static final String LAYOUT = "bytes,kind,time_ns[,memory,numa,gpu,src_gpu,dst_gpu,machine]";
+  public static final String LAYOUT = "bytes,kind,time_ns[,memory,numa,gpu,src_gpu,dst_gpu,timed,machine]";
 
   private CopyTimesCsv() {}
 
@@ -108,7 +112,7 @@ public final class CopyTimesCsv {
         String m = col.containsKey("machine") && !f[col.get("machine")].isBlank() ? f[col.get("machine")].strip()
             : machine;
         rows.add(new MemcpyData.Measurement(m, kind.key(), kind, field.intOr("numa", -1), src, dst,
-            (long) field.number("bytes"), ns * 1e-9));
+            (long) field.number("bytes"), ns * 1e-9, timing(field)));
       }
     } catch (java.util.zip.ZipException | java.io.EOFException e) {
       throw new DataException(csv + ": a gzip file that ends early or is damaged (" + e.getMessage() + ")");
@@ -116,6 +120,15 @@ public final class CopyTimesCsv {
       throw new DataException(csv + ": cannot read it (" + e.getMessage() + ")");
     }
     return new MemcpyData.Data(rows, skipped);
+  }
+
+  private static Timing timing(Field f) throws DataException {
+    if (!f.has("timed") || f.text("timed").isBlank()) {
+      return Timing.GPU;
+    }
+    String t = f.text("timed");
+    return Timing.of(t).orElseThrow(() -> f.error("timed", "'" + t + "' is no way of timing: give gpu (a profiler's"
+        + " time of the copy), event (CUDA events around a synchronous call) or wall (the host clock around it)"));
   }
 
   private static TransferKind kind(Field f) throws DataException {

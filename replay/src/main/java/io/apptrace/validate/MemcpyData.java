@@ -1,5 +1,6 @@
 package io.apptrace.validate;
 
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -28,9 +29,11 @@ public final class MemcpyData {
    *     without peer access); -1 where the benchmark has none
    * @param srcGpu the GPU (for host transfers, the one GPU)
    * @param dstGpu the destination GPU of a GPU-to-GPU copy (else srcGpu)
+   * @param timed how the time was taken: the model is compared in that view (docs/COST-MODEL.md,
+   *     "Timing kinds")
    */
   public record Measurement(String machine, String benchmark, TransferKind kind, int numa, int srcGpu,
-      int dstGpu, long bytes, double medianSeconds) {}
+      int dstGpu, long bytes, double medianSeconds, Timing timed) {}
 
   /** What was read, and the rows left out with why. */
   public record Data(List<Measurement> rows, Map<String, Integer> skipped) {}
@@ -109,7 +112,9 @@ public final class MemcpyData {
         if (src < 0) {
           throw new DataException(csv + ":" + lineNo + ": neither gpu nor src_gpu is given");
         }
-        rows.add(new Measurement(f[col.get("machine")], benchmark, kind, numa, src, dst, bytes, median * 1e-9));
+        // synchronous cudaMemcpy calls timed with CUDA events (Pearson 2018, Algorithm 4.3; apptrace calibrate alike)
+        rows.add(new Measurement(f[col.get("machine")], benchmark, kind, numa, src, dst, bytes, median * 1e-9,
+            Timing.EVENT));
       }
     } catch (NoSuchFileException e) {
       throw new DataException(csv + ": no such file");

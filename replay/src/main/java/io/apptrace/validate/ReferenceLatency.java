@@ -3,6 +3,7 @@ package io.apptrace.validate;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -40,6 +41,9 @@ public final class ReferenceLatency {
    */
   public record Overhead(TransferKind kind, double seconds, long bytes, int copies) {}
 
+  /** How the reference data's times were taken. */
+  private final Timing timed;
+
   /**
    * A target node with the reference L+o.
    *
@@ -58,9 +62,15 @@ public final class ReferenceLatency {
   private final String node;
   private final Map<TransferKind, Overhead> overheads;
 
-  private ReferenceLatency(String node, Map<TransferKind, Overhead> overheads) {
+  private ReferenceLatency(String node, Map<TransferKind, Overhead> overheads, Timing timed) {
     this.node = node;
     this.overheads = overheads;
+    this.timed = timed;
+  }
+
+  /** How the reference data's times were taken (docs/COST-MODEL.md, "Timing kinds"). */
+  public Timing timed() {
+    return timed;
   }
 
   /**
@@ -86,7 +96,9 @@ public final class ReferenceLatency {
     }
     Map<TransferKind, Overhead> out = new EnumMap<>(TransferKind.class);
     all.forEach((kind, ms) -> out.put(kind, smallest(kind, local.getOrDefault(kind, ms))));
-    return new ReferenceLatency(reference.name(), out);
+    // rows of one reference data set are timed one way; a mix would take the first row's
+    Timing timed = rows.isEmpty() ? Timing.GPU : rows.get(0).timed();
+    return new ReferenceLatency(reference.name(), out, timed);
   }
 
   /** The median time of the smallest copies among {@code ms} (not empty). */
@@ -142,27 +154,32 @@ public final class ReferenceLatency {
       }
       ownLatency(own, k).ifPresent(v -> latency.put(k, v));
     }
-    Node.Measured m = target.measured();
-    Node.Measured withRef = new Node.Measured(m.source(), m.simulated(), latency, Optional.empty(), m.gapH2d(),
-        m.gapD2h(), m.bandwidth(), m.curves(), m.pageFaults(), m.migrationGranularity(), m.fittedTo());
+    Node.Measured withRef = target.measured().withLatency(latency, timed);
     Node n = new Node(target.name(), target.description(), target.aliases(), target.sources(),
         target.cpuSpeedFactor(), target.cpus(), target.gpus(), target.switches(), target.links(), target.peerAccess(),
         withRef, target.hostOverheads(), target.source() + " (with L+o from " + node + ")");
     return new Applied(n, fallback);
   }
 
-  /** The L+o the target's own model gives a kind, when it has a measured one. */
-  private static Optional<Double> ownLatency(TransferModel own, TransferKind k) throws NodeFileException {
+  /**
+   * The L+o the target's own model gives a kind, when it has a measured one, in the reference data's
+   * timing (converted by docs/COST-MODEL.md, "Timing kinds", when the target's was timed otherwise).
+   */
+  private Optional<Double> ownLatency(TransferModel own, TransferKind k) {
     if (k == TransferKind.STAGED_P2P) {
       TransferModel.Latency s = own.latency(k);
       if (s.of() == TransferKind.STAGED_P2P) {
-        return Optional.of(s.seconds());
+        return Optional.of(view(s));
       }
       TransferModel.Latency d = own.latency(TransferKind.PINNED_D2H);
       TransferModel.Latency h = own.latency(TransferKind.PINNED_H2D);
-      return d.measured() && h.measured() ? Optional.of(d.seconds() + h.seconds()) : Optional.empty();
+      return d.measured() && h.measured() ? Optional.of(view(d) + view(h)) : Optional.empty();
     }
     TransferModel.Latency l = own.latency(k);
-    return l.measured() ? Optional.of(l.seconds()) : Optional.empty();
+    return l.measured() ? Optional.of(view(l)) : Optional.empty();
+  }
+
+  private double view(TransferModel.Latency l) {
+    return timed.includesCall() ? l.callSeconds() : l.seconds();
   }
 }

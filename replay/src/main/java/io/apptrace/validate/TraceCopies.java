@@ -5,6 +5,7 @@ import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.graph.OpKind;
 import io.apptrace.graph.OperationTable;
+import io.apptrace.node.Timing;
 import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceFormat;
 import java.io.IOException;
@@ -46,22 +47,30 @@ public final class TraceCopies {
   }
 
   /**
-   * Reads a trace's copies. Every row's {@code machine} is the trace's file name.
+   * A trace's graph, with its call log when {@code withCalls}.
    *
    * @throws DataException naming the file when it is not a readable trace
    */
-  public static MemcpyData.Data read(Path trace) throws DataException {
+  static Dvdg graph(Path trace, boolean withCalls) throws DataException {
     if (!Files.isRegularFile(trace)) {
       throw new DataException(trace + ": no such file");
     }
-    Dvdg g;
     try {
-      g = DvdgBuilder.build(trace);
+      return DvdgBuilder.build(trace, withCalls);
     } catch (TraceException e) {
       throw new DataException(e.getMessage());
     } catch (IOException e) {
       throw new DataException(trace + ": cannot read it (" + e.getMessage() + ")");
     }
+  }
+
+  /**
+   * Reads a trace's copies. Every row's {@code machine} is the trace's file name.
+   *
+   * @throws DataException naming the file when it is not a readable trace
+   */
+  public static MemcpyData.Data read(Path trace) throws DataException {
+    Dvdg g = graph(trace, false);
     String machine = trace.getFileName().toString();
     List<MemcpyData.Measurement> rows = new ArrayList<>();
     Map<String, Integer> skipped = new TreeMap<>();
@@ -81,7 +90,7 @@ public final class TraceCopies {
       } else {
         int dst = copy.peerDevice() >= 0 ? copy.peerDevice() : copy.device();
         rows.add(new MemcpyData.Measurement(machine, BENCHMARK, copy.kind(), copy.numa(), copy.device(), dst,
-            ops.bytes(op), (gpu[1] - gpu[0]) * 1e-9));
+            ops.bytes(op), (gpu[1] - gpu[0]) * 1e-9, Timing.GPU));
       }
     }
     return new MemcpyData.Data(rows, skipped);

@@ -3,6 +3,7 @@ package io.apptrace.validate;
 import io.apptrace.cost.TransferEstimate;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.NodeFileException;
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -23,9 +24,10 @@ public final class TransferValidation {
     public final ErrorStats peakBw = new ErrorStats();
     public final ErrorStats backOfEnvelope = new ErrorStats();
 
-    void add(double actual, TransferEstimate e) {
-      model.add(actual, e.seconds());
-      peakBw.add(actual, e.peakBwSeconds());
+    /** A measurement and its estimate, compared in the view the measurement was timed in. */
+    void add(double actual, TransferEstimate e, Timing view) {
+      model.add(actual, e.seconds(view));
+      peakBw.add(actual, e.peakBwSeconds(view));
       backOfEnvelope.add(actual, e.backOfEnvelopeSeconds());
     }
 
@@ -103,7 +105,7 @@ public final class TransferValidation {
           m.dstGpu()), setting);
       String route = e.remote() ? "remote" : "local";
       Figures f = new Figures();
-      f.add(m.medianSeconds(), e);
+      f.add(m.medianSeconds(), e, m.timed());
       byKind.computeIfAbsent(m.kind(), k -> new Figures()).addAll(f);
       byKindAndRoute.computeIfAbsent(m.kind(), k -> new TreeMap<>()).computeIfAbsent(route, r -> new Figures())
           .addAll(f);

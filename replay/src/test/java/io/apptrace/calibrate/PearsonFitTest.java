@@ -117,4 +117,53 @@ class PearsonFitTest {
       }
     }
   }
+
+  /**
+   * The node files' {@code measured.memcpy_bandwidth} (docs/COST-MODEL.md, "Pageable host memory"):
+   * per CPU, 1/G of one thread's cudaMemcpy from pageable to pinned memory within its own NUMA node
+   * (NUMA_Memcpy_HostToPinned, a benchmark the model does not price), fitted as {@code apptrace
+   * calibrate} fits it (van Werkhoven et al. 2014, sec. V-A, over the sizes above 1 MiB), to the
+   * file's four significant digits.
+   */
+  @ParameterizedTest
+  @CsvSource({"dgx-1, dgx1", "minsky1, s822lc"})
+  void memcpyBandwidthIsTheFitOfTheHostToPinnedCopies(String machine, String node) throws Exception {
+    assumeThat(Files.isRegularFile(data())).as("Pearson's data is in ../shared/realdata (absent here)").isTrue();
+    List<String> lines = Files.readAllLines(data());
+    List<String> header = List.of(lines.get(0).split(","));
+    Node n = NodeLoader.bundled(node).orElseThrow();
+    for (Node.Cpu cpu : n.cpus()) {
+      String numa = Integer.toString(cpu.numaNode());
+      List<LogGpFit.Point> points = lines.stream().skip(1).map(l -> l.split(",", -1))
+          .filter(f -> f[header.indexOf("machine")].equals(machine)
+              && f[header.indexOf("benchmark")].equals("NUMA_Memcpy_HostToPinned")
+              && f[header.indexOf("src_numa")].equals(numa) && f[header.indexOf("dst_numa")].equals(numa))
+          .map(f -> new LogGpFit.Point(Long.parseLong(f[header.indexOf("bytes")]),
+              Double.parseDouble(f[header.indexOf("median_ns")]) * 1e-9))
+          .toList();
+      double fitted = LogGpFit.fit(points).bandwidthBytesPerSec();
+      assertThat(n.measured().memcpyBandwidth().get(cpu.id())).as("%s %s", node, cpu.id())
+          .isCloseTo(fitted, within(fitted * 5e-4));
+    }
+  }
+
+  /**
+   * The S822LC's X-bus efficiencies: the highest bandwidth (bytes / median time, over all sizes) of
+   * remote pinned copies, NUMA node 1 with GPU 0, over the bus's 38.4 GB/s: a GPU reading memory
+   * across it (host to device) and writing it (device to host), to the file's three digits. These
+   * rows are scored in docs/ACCURACY.md: the remote figures there are in-sample.
+   */
+  @org.junit.jupiter.api.Test
+  void theXbusEfficienciesAreTheRemotePinnedPeaks() throws Exception {
+    assumeThat(Files.isRegularFile(data())).as("Pearson's data is in ../shared/realdata (absent here)").isTrue();
+    MemcpyData.Data d = MemcpyData.read(data());
+    Node.Link xbus = NodeLoader.bundled("s822lc").orElseThrow().links().stream()
+        .filter(l -> l.id().equals("cpu0-cpu1")).findFirst().orElseThrow();
+    for (TransferKind k : List.of(TransferKind.PINNED_H2D, TransferKind.PINNED_D2H)) {
+      double peak = d.rows().stream().filter(r -> r.machine().equals("minsky1") && r.kind() == k && r.numa() == 1
+          && r.srcGpu() == 0).mapToDouble(r -> r.bytes() / r.medianSeconds()).max().orElseThrow();
+      double efficiency = xbus.accessEfficiency(k == TransferKind.PINNED_H2D);
+      assertThat(efficiency).as(k.key()).isCloseTo(peak / xbus.bandwidth(), within(5e-4));
+    }
+  }
 }

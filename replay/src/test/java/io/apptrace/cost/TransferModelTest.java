@@ -90,6 +90,75 @@ class TransferModelTest {
     assertThat(e.latency().source()).isEqualTo("measured on test (pinned_h2d, for pageable_h2d)");
   }
 
+  /**
+   * docs/COST-MODEL.md, "Pageable host memory": with the CPU's memcpy bandwidth measured (5 GB/s), a
+   * copy is a pipeline of 1 MiB chunks: the CPU stages a chunk in 1048576 / 5e9 = 209.7152 us, the
+   * PCIe DMA moves it in 1245708 / 15.7538e9 = 79.0738 us (Abdelhafez et al. 2019, eq. 4 for 1 MiB).
+   * The CPU sets the pace: chunk j's DMA ends at 209.7152 j + 79.0738 us.
+   */
+  @Test
+  void pageableWithTheCpusMemcpyBandwidthIsAStagingPipeline() throws Exception {
+    TransferModel m = new TransferModel(NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("  gap: {h2d: \"2.5 us\"}\n",
+        "  gap: {h2d: \"2.5 us\"}\n  memcpy_bandwidth: {cpu0: \"5 GB/s\"}\n"), "t.yaml"));
+    double stage = MIB / 5e9;
+    double dma = 1245708 / GEN3_X16;
+    TransferModel.Endpoints local = new TransferModel.Endpoints(0, 0, 0);
+    // one chunk: the GPU sees only its DMA; the call sees the staging before it too. L+o 10 us (GPU time),
+    // 10 + 9.5 us as the call's (the test node's figures are GPU times; docs/COST-MODEL.md, "Timing kinds")
+    TransferEstimate one = m.estimate(TransferKind.PAGEABLE_H2D, (long) MIB, local, TransferModel.Setting.DATASHEET);
+    assertThat(one.seconds()).isCloseTo(10e-6 + dma, offset(1e-12));
+    assertThat(one.callSeconds()).isCloseTo(19.5e-6 + stage + dma, offset(1e-12));
+    // four chunks: on the GPU from the first DMA's start (209.7 us) to the last one's end (4 * 209.7 + 79.1 us)
+    TransferEstimate four = m.estimate(TransferKind.PAGEABLE_H2D, 4 * (long) MIB, local,
+        TransferModel.Setting.DATASHEET);
+    assertThat(four.seconds()).isCloseTo(10e-6 + 3 * stage + dma, offset(1e-12));
+    assertThat(four.callSeconds()).isCloseTo(19.5e-6 + 4 * stage + dma, offset(1e-12));
+    // device to host: the DMA first, into two buffers, each copied out by the CPU; chunk j + 2's DMA waits for
+    // chunk j's copy out. With w = 1097728 / 15.7538e9 = 69.68 us a DMA (Abdelhafez et al. 2019, eq. 5) and
+    // a = 209.72 us a copy: DMAs end at w, 2w, 2w + a, 2w + 2a; copies out at w + a, w + 2a, w + 3a, w + 4a
+    double w = 1097728 / GEN3_X16;
+    TransferEstimate back = m.estimate(TransferKind.PAGEABLE_D2H, 4 * (long) MIB, local,
+        TransferModel.Setting.DATASHEET);
+    assertThat(back.seconds()).isCloseTo(11e-6 + 2 * w + 2 * stage, offset(1e-12));
+    assertThat(back.callSeconds()).isCloseTo(20.5e-6 + w + 4 * stage, offset(1e-12));
+  }
+
+  @Test
+  void aSocketBusMayReachADifferentFractionForReadsAndWrites() throws Exception {
+    TransferModel m = new TransferModel(NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("efficiency: 0.6",
+        "efficiency: {read: 0.6, write: 0.4}"), "t.yaml"));
+    TransferModel.Endpoints remote = new TransferModel.Endpoints(1, 0, 0);
+    // host to device: the GPU reads memory across the QPI, 19.2 GB/s * 0.6; back it writes it, 19.2 GB/s * 0.4
+    // (either below the PCIe link's 13.3 and 15.0 GB/s for 1 MiB, Abdelhafez et al. 2019, eq. 4-5)
+    assertThat(m.estimate(TransferKind.PINNED_H2D, (long) MIB, remote, TransferModel.Setting.DATASHEET).seconds())
+        .isCloseTo(10e-6 + MIB / (19.2e9 * 0.6), offset(1e-12));
+    assertThat(m.estimate(TransferKind.PINNED_D2H, (long) MIB, remote, TransferModel.Setting.DATASHEET).seconds())
+        .isCloseTo(11e-6 + MIB / (19.2e9 * 0.4), offset(1e-12));
+  }
+
+  @Test
+  void aStagedCopyCrossesTheStagingMemoryTwice() throws Exception {
+    Node n = NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("peer_access: [nvlink, pcie-switch]",
+        "peer_access: none").replace("memory_bandwidth: \"60 GB/s\"", "memory_bandwidth: \"20 GB/s\""), "t.yaml");
+    TransferEstimate e = new TransferModel(n).estimate(TransferKind.STAGED_P2P, (long) MIB,
+        new TransferModel.Endpoints(-1, 0, 1), TransferModel.Setting.DATASHEET);
+    // cpu0's memory is written by the first half and read by the second: 20 GB/s / 2 = 10 GB/s, below either PCIe half
+    assertThat(e.seconds()).isCloseTo(21e-6 + MIB / 10e9, offset(1e-12));
+    assertThat(e.bottleneck()).isEqualTo("NUMA node 0 memory (20.00 GB/s, crossed twice)");
+  }
+
+  @Test
+  void aMemsetPaysAnOnGpuFixedCostAndWritesEveryByteOnce() throws Exception {
+    Node.Gpu g = TestNodes.good().gpus().get(0);
+    // no measured.memset: the device-to-device L+o (here pinned_d2h's, 11 us) + n / (732 GB/s * 0.766540)
+    assertThat(model().memsetSeconds((long) MIB, g)).isCloseTo(11e-6 + MIB / (732e9 * 0.7665399640678914),
+        offset(1e-12));
+    Node n = NodeLoader.parse("t.yaml", TestNodes.GOOD.replace("  gap: {h2d: \"2.5 us\"}\n",
+        "  gap: {h2d: \"2.5 us\"}\n  memset: \"1.5 us\"\n"), "t.yaml");
+    assertThat(new TransferModel(n).memsetSeconds(0, g)).isEqualTo(1.5e-6);
+    assertThat(new TransferModel(n).memset().source()).isEqualTo("measured on test (memset)");
+  }
+
   @Test
   void aRemoteNumaNodeCrossesTheSocketBusAtItsEfficiency() throws Exception {
     TransferEstimate e = datasheet(TransferKind.PINNED_H2D, (long) MIB, new TransferModel.Endpoints(1, 0, 0));
@@ -126,11 +195,16 @@ class TransferModelTest {
   }
 
   @Test
-  void deviceToDeviceRunsAtTheGpuMemoryBandwidth() throws Exception {
+  void deviceToDeviceReadsAndWritesEveryByteAtTheStreamingEfficiency() throws Exception {
+    // docs/COST-MODEL.md, device to device: the kernel model's elementwise efficiency at 64 times the L2 (feature
+    // log2(64) + 20 = 26): halfway between its bins 31 and 32 (kernel-coefficients.yaml), exp((-0.26126344540542323
+    // - 0.27047344189441724) / 2) = 0.766540
+    assertThat(DeviceCopy.dramEfficiency()).isCloseTo(0.7665399640678914, offset(1e-12));
     TransferEstimate e = datasheet(TransferKind.D2D, (long) MIB, TransferModel.Endpoints.gpu(0));
-    // Abdelhafez et al. 2019, sec. IV-C: (L+o) + n / GPU_memory_BW = 11 us (pinned_d2h's, none for d2d) + 1048576 /
-    // 732e9
-    assertThat(e.seconds()).isCloseTo(1.243248087431694e-05, offset(1e-12));
+    // T = (L+o) + 2n / (GPU_memory_BW * e) = 11 us (pinned_d2h's, none for d2d) + 2 * 1048576 / (732e9 * 0.766540)
+    assertThat(e.seconds()).isCloseTo(1.4737524307839134e-05, offset(1e-12));
+    // the Peak-BW baseline is Abdelhafez et al. 2019, sec. IV-C: (L+o) + n / GPU_memory_BW
+    assertThat(e.peakBwSeconds()).isCloseTo(11e-6 + MIB / 732e9, offset(1e-12));
   }
 
   @Test

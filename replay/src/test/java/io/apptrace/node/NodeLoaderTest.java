@@ -105,7 +105,7 @@ class NodeLoaderTest {
         "bad.yaml:22:23: peer_access[1]: unknown peer access rule 'sometimes' (known: none, all, nvlink,"
             + " pcie-switch, or pairs: [[gpu0, gpu1], ...])");
     fails(replace("pinned_h2d: \"10 us\"", "pinned_h2c: \"10 us\""),
-        "bad.yaml:25:13: measured.latency.pinned_h2c: unknown transfer kind 'pinned_h2c' (known: pinned_h2d,"
+        "bad.yaml:26:13: measured.latency.pinned_h2c: unknown transfer kind 'pinned_h2c' (known: pinned_h2d,"
             + " pinned_d2h, pageable_h2d, pageable_d2h, write_combined_h2d, write_combined_d2h, d2d, peer,"
             + " staged_p2p, prefetch_h2d, prefetch_d2h)");
     fails(replace("numa_node: 1", "numa_node: 0"),

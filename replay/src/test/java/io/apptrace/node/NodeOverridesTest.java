@@ -84,9 +84,9 @@ class NodeOverridesTest {
     assertThat(titan.measured().latency()).containsEntry(TransferKind.PINNED_H2D, 5e-6)
         .containsEntry(TransferKind.PINNED_D2H, file.get(TransferKind.PINNED_D2H)).hasSize(file.size());
     // the AC922 file has no latency map (it reuses titan's): the --set adds one
-    Node ac = node("ac922", "measured.latency.pinned_h2d=\"5 us\"");
+    Node ac = node("ac922", "measured.latency.pinned_h2d=\"5 us\"", "measured.timed=gpu");
     assertThat(ac.measured().latency()).isEqualTo(Map.of(TransferKind.PINNED_H2D, 5e-6));
-    assertThat(ac.measured().latencyFrom()).hasValue("titan");
+    assertThat(ac.measured().latencyFrom().map(Node.LatencySource::node)).hasValue("titan");
   }
 
   @Test
@@ -96,8 +96,21 @@ class NodeOverridesTest {
     assertThat(n.gpu("gpu0").orElseThrow().implicitSync()).isTrue();
     assertThat(n.gpu("gpu1").orElseThrow().implicitSync()).isFalse();
     // a whole missing mapping on the way is added too
-    Node o = node("ac922", "measured.gap.h2d=2 us");
+    Node o = node("ac922", "measured.gap.h2d=2 us", "measured.timed=gpu");
     assertThat(o.measured().gapH2d()).hasValue(2e-6);
+  }
+
+  /** A link's read or write efficiency, and one CPU's memcpy bandwidth, are each a field of their own. */
+  @Test
+  void anEfficiencyByAccessAndAMemcpyBandwidthByCpuCanBeSet() throws Exception {
+    Node s = node("s822lc", "links.cpu0-cpu1.efficiency.write=0.5");
+    Node.Link x = s.links().stream().filter(l -> l.id().equals("cpu0-cpu1")).findFirst().orElseThrow();
+    assertThat(x.accessEfficiency(false)).isEqualTo(0.5);
+    assertThat(x.accessEfficiency(true)).isEqualTo(0.781); // as the file says
+    Node d = node("dgx1", "measured.memcpy_bandwidth.cpu0=5 GB/s");
+    assertThat(d.measured().memcpyBandwidth()).containsEntry("cpu0", 5e9).containsEntry("cpu1", 9.454e9);
+    assertThatThrownBy(() -> node("dgx1", "measured.memcpy_bandwidth.cpu7=5 GB/s"))
+        .isInstanceOf(NodeFileException.class).hasMessageContaining("no CPU has the id 'cpu7' (its CPUs: cpu0, cpu1)");
   }
 
   @Test

@@ -30,6 +30,7 @@ public final class TestNodes {
       peer_access: [nvlink, pcie-switch]
       measured:
         source: made up for the test
+        timed: gpu
         latency: {pinned_h2d: "10 us", pinned_d2h: "11 us"}
         gap: {h2d: "2.5 us"}
         curves:

@@ -42,7 +42,7 @@ class TopoUnknownFieldsTest {
         "t.yaml:21:51: links[4].bandwidth: unknown: write the link's bandwidth per direction in the file, like"
             + " \"64 GB/s\", from the datasheet");
     refused(withUnknown("pinned_d2h: \"11 us\"", "pinned_d2h: unknown"),
-        "t.yaml:25:46: measured.latency.pinned_d2h: unknown: measure it on the machine with 'apptrace calibrate', or"
+        "t.yaml:26:46: measured.latency.pinned_d2h: unknown: measure it on the machine with 'apptrace calibrate', or"
             + " delete it to use what a missing value falls back to (docs/NODE-FORMAT.md, measured)");
     refused(withUnknown("cores: 10, numa_node: 0", "cores: unknown, numa_node: 0"),
         "t.yaml:4:36: cpus[0].cores: unknown: write its value in the file, like a whole number (docs/NODE-FORMAT.md)");

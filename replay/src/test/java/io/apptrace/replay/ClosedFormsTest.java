@@ -46,6 +46,7 @@ class ClosedFormsTest {
           - {between: [cpu0, gpu0], type: smp, bandwidth: "12.618720073128006 GB/s",
              efficiency: [0.9526761903021641, 1.0]}
         measured:
+          timed: gpu   # the closed forms charge L+o and g on the copy engine: the replay's GPU-time view
           latency: {pinned_h2d: "9.420 us", pinned_d2h: "9.023 us"}
           gap: {h2d: "2.503 us", d2h: "2.674 us"}
         """.formatted(implicitSync ? "(a)" : copyEngines == 1 ? "(b)" : "(c)", copyEngines, implicitSync),

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Named timelines with their expected start and end times, on a node with round numbers: links of
  * 10 GB/s (10,000 bytes per us) that carry n bytes for n, a fixed overhead L+o of 10 us each way
- * and no shorter gap, host memory at 20 GB/s. A 1 MB (10^6 bytes) pinned copy takes 10 + 100 us.
+ * (GPU time) and no shorter gap, host memory at 20 GB/s, the driver's staging buffer 64 KiB. A 1 MB
+ * (10^6 bytes) pinned copy takes 10 + 100 us.
  */
 class TimelineFixturesTest {
   static final long MB = 1_000_000;
@@ -33,7 +34,9 @@ class TimelineFixturesTest {
         links:
           - {between: [cpu0, sw0], type: smp, bandwidth: "10 GB/s"}
         %smeasured:
+          timed: gpu
           latency: {pinned_h2d: "10 us", pinned_d2h: "10 us"}
+          staging_chunk: "64 KiB"
         """.formatted(g, l), "fixture.yaml");
   }
 
@@ -124,6 +127,42 @@ class TimelineFixturesTest {
     times(r, copy, 0, 210);
     assertThat(r.calls().get(0).get(0).endNs()).isEqualTo(196_893);
     assertThat(r.calls().get(0).get(1).startNs()).isEqualTo(196_893);
+  }
+
+  /**
+   * With its CPU's memcpy bandwidth measured (5 GB/s, 5,000 bytes per us) and 250 kB staging
+   * buffers, a pageable copy of 1 MB is a pipeline of 4 chunks (docs/COST-MODEL.md, "Pageable host
+   * memory"): the CPU stages each in 50 us, the link moves it in 25 us, so the CPU sets the pace and
+   * chunk j's DMA ends at 50j + 25 us. On the GPU the copy spans the first DMA's start (50 us) to the
+   * last one's end (225 us): 10 us of L+o and 175 us of data, 10^6 / 175 bytes per us. The call
+   * returns when the last chunk's 250,000 bytes are left: 10 + 750,000 / (10^6 / 175) = 141.25 us.
+   *
+   * <pre>
+   *   copy   [10 us L+o][------ 175 us: 4 DMAs, each waiting for its chunk ------]
+   *   host   [cudaMemcpy ............................][next call at 141.25]
+   * </pre>
+   */
+  @Test
+  void pageableCopyIsAStagingPipeline() throws Exception {
+    Node n = NodeLoader.parse("fixture.yaml", """
+        name: fixture
+        description: a pageable staging pipeline
+        cpus: [{id: cpu0, model: host, cores: 8, numa_node: 0, memory_bandwidth: "20 GB/s"}]
+        gpus: [{id: gpu0, model: test, memory: "16 GiB", memory_bandwidth: "100 GB/s", copy_engines: 1}]
+        links: [{between: [cpu0, gpu0], type: smp, bandwidth: "10 GB/s"}]
+        measured:
+          timed: gpu
+          latency: {pinned_h2d: "10 us", pinned_d2h: "10 us"}
+          staging_chunk: "250 KB"
+          memcpy_bandwidth: {cpu0: "5 GB/s"}
+        """, "fixture.yaml");
+    ProgramFixture f = new ProgramFixture();
+    int legacy = f.legacy();
+    int copy = f.syncCopy(0, legacy, TransferKind.PAGEABLE_H2D, MB, 0);
+    f.hostCall(0, 0);
+    ReplayResult r = replay(f.build(), n);
+    times(r, copy, 0, 185);
+    assertThat(r.calls().get(0).get(0).endNs()).isEqualTo(141_250);
   }
 
   /**

@@ -82,6 +82,7 @@ class TopoSkeletonTest {
           - {between: [cpu0, cpu1], type: smp, bandwidth: unknown}   # the bus between sockets 0 and 1 (UPI, Infinity Fabric, X-Bus...)
         peer_access: all   # what NVML says of peer reads between each pair
         measured:
+          timed: event   # how the times below were taken: event (CUDA events around a synchronous call, as 'apptrace calibrate' times them), gpu (a profiler's span of the copy) or wall
           latency: {pinned_h2d: unknown, pinned_d2h: unknown}   # L+o of a 1-byte copy
         """);
     assertThat(s.notes()).containsExactly("NUMA node 2 has memory but no cores (HBM or CXL memory?); the format has"

@@ -7,6 +7,7 @@ import io.apptrace.cost.TransferEstimate;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeLoader;
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import java.util.List;
 import java.util.Set;
@@ -22,7 +23,7 @@ class ReferenceLatencyTest {
   private static final double US = 1e-6;
 
   private static MemcpyData.Measurement m(TransferKind k, int numa, int gpu, long bytes, double us) {
-    return new MemcpyData.Measurement("s822lc", "synthetic", k, numa, gpu, gpu, bytes, us * US);
+    return new MemcpyData.Measurement("s822lc", "synthetic", k, numa, gpu, gpu, bytes, us * US, Timing.GPU);
   }
 
   private static Node node(String name) throws Exception {

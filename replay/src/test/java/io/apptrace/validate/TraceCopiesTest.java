@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.imports.Importer;
+import io.apptrace.node.Timing;
 import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ProgramBuilder;
 import io.apptrace.replay.ReplayProgram;
@@ -52,7 +53,7 @@ class TraceCopiesTest {
         .filter(op -> op.kind() == ReplayProgram.Kind.COPY && op.transfer() != null)
         .map(op -> new MemcpyData.Measurement("copies.apptrace", TraceCopies.BENCHMARK, op.transfer(), op.numa(),
             op.device(), op.peerDevice() >= 0 ? op.peerDevice() : op.device(), op.bytes(),
-            op.measuredDurationNs() * 1e-9))
+            op.measuredDurationNs() * 1e-9, Timing.GPU))
         .toList();
     assertThat(data.rows()).isEqualTo(priced);
     assertThat(data.rows()).extracting(MemcpyData.Measurement::kind).containsExactly(TransferKind.PAGEABLE_H2D,
