@@ -64,21 +64,38 @@ public final class NodeYaml {
     return y.toString();
   }
 
+  /** A GPU: the figures its file gave; those the catalogue gave come from it again when read. */
   private static List<String> gpu(Node.Gpu g) {
-    List<String> f = new ArrayList<>(List.of("id: " + g.id(), "model: " + quote(g.model()), "memory: "
-        + exact(g.memoryBytes(), "B"), "memory_bandwidth: " + exact(g.memoryBandwidth(), "B/s"), "copy_engines: "
-        + g.copyEngines(), "implicit_sync: " + g.implicitSync(), "concurrent_kernels: " + g.concurrentKernels(),
-        "launch_overhead: " + exact(g.launchOverheadSeconds(), "s")));
+    List<String> f = new ArrayList<>(List.of("id: " + g.id(), "model: " + quote(g.model())));
+    if (own(g, "memory")) {
+      f.add("memory: " + exact(g.memoryBytes(), "B"));
+    }
+    if (own(g, "memory_bandwidth")) {
+      f.add("memory_bandwidth: " + exact(g.memoryBandwidth(), "B/s"));
+    }
+    f.addAll(List.of("copy_engines: " + g.copyEngines(), "implicit_sync: " + g.implicitSync(),
+        "concurrent_kernels: " + g.concurrentKernels(), "launch_overhead: " + exact(g.launchOverheadSeconds(), "s")));
     List<String> flops = new ArrayList<>();
-    g.peakFlops().forEach((p, v) -> flops.add(p + ": " + exact(v, "FLOP/s")));
+    g.peakFlops().forEach((p, v) -> {
+      if (own(g, "peak_flops." + p)) {
+        flops.add(p + ": " + exact(v, "FLOP/s"));
+      }
+    });
     if (!flops.isEmpty()) {
       f.add("peak_flops: " + map(flops));
     }
-    if (g.sms() > 0) {
+    if (g.sms() > 0 && own(g, "sms")) {
       f.add("sms: " + g.sms());
     }
-    opt(f, "clock", g.clockHz(), "Hz");
+    if (own(g, "clock")) {
+      opt(f, "clock", g.clockHz(), "Hz");
+    }
     return f;
+  }
+
+  /** Whether the node file gave the figure itself (not the GPU catalogue). */
+  private static boolean own(Node.Gpu g, String key) {
+    return !"catalogue".equals(g.origins().get(key));
   }
 
   private static List<String> link(Node.Link l) {
