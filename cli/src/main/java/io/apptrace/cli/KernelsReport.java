@@ -45,6 +45,11 @@ record KernelsReport(Path data, KernelCoefficients coefficients, boolean inSampl
           .append(' ').append(pct(f.wmapePct())).append(" / ").append(pct(f.mdapePct())).append(" (")
           .append(f.pairs()).append(" pairs)"));
       out.println("  unfitted alternatives, WMAPE / MdAPE: " + alt);
+      StringBuilder bands = new StringBuilder();
+      r.byDuration().forEach((b, band) -> bands.append(bands.length() == 0 ? "" : ", ").append(b.label()).append(' ')
+          .append(pct(band.figures().wmapePct())).append(" (").append(band.figures().pairs()).append(" pairs, ")
+          .append(pct(band.timeSharePct())).append(" of the time)"));
+      out.println("  WMAPE by measured time on " + r.to().name() + ": " + bands);
     }
     StringBuilder m = new StringBuilder();
     r.methods().forEach((k, n) -> m.append(m.length() == 0 ? "" : ", ").append(k).append(' ').append(n));
@@ -85,6 +90,30 @@ record KernelsReport(Path data, KernelCoefficients coefficients, boolean inSampl
       out.printf(Locale.ROOT, "    %-14s %9s %9s %9s  (%d pairs of GPUs)%n", e.getKey().key(), pct(v[0]), pct(v[1]),
           pct(v[2]), (int) v[3]);
     }
+    out.println("  mean WMAPE per band of measured time over the pairs (model; share of the time):");
+    for (Map.Entry<KernelValidation.DurationBand, double[]> e : bandMeans(results).entrySet()) {
+      double[] v = e.getValue();
+      out.printf(Locale.ROOT, "    %-14s %9s %9s  (%d pairs of GPUs)%n", e.getKey().label(), pct(v[0]), pct(v[1]),
+          (int) v[2]);
+    }
+  }
+
+  /** Per duration band: mean WMAPE over the pairs that have the band, mean share of the time, number of pairs. */
+  static Map<KernelValidation.DurationBand, double[]> bandMeans(List<KernelValidation.Result> results) {
+    Map<KernelValidation.DurationBand, double[]> sums = new EnumMap<>(KernelValidation.DurationBand.class);
+    for (KernelValidation.Result r : results) {
+      r.byDuration().forEach((b, band) -> {
+        double[] s = sums.computeIfAbsent(b, x -> new double[3]);
+        s[0] += band.figures().wmapePct();
+        s[1] += band.timeSharePct();
+        s[2]++;
+      });
+    }
+    sums.values().forEach(s -> {
+      s[0] /= s[2];
+      s[1] /= s[2];
+    });
+    return sums;
   }
 
   static boolean beatsBoth(KernelValidation.Result r) {
@@ -140,6 +169,12 @@ record KernelsReport(Path data, KernelCoefficients coefficients, boolean inSampl
     });
     ObjectNode alternatives = o.putObject("alternatives");
     r.alternatives().forEach((k, f) -> alternatives.set(k, figures(mapper, f)));
+    ObjectNode byDuration = o.putObject("by_duration");
+    r.byDuration().forEach((b, band) -> {
+      ObjectNode d = figures(mapper, band.figures());
+      pct(d, "time_share_pct", band.timeSharePct());
+      byDuration.set(b.key(), d);
+    });
     ObjectNode methods = o.putObject("methods");
     r.methods().forEach(methods::put);
     ArrayNode notes = o.putArray("notes");
@@ -170,6 +205,13 @@ record KernelsReport(Path data, KernelCoefficients coefficients, boolean inSampl
       pct(c, "bandwidth_ratio", v[1]);
       pct(c, "fp32_ratio", v[2]);
       c.put("gpu_pairs", (int) v[3]);
+    });
+    ObjectNode bm = o.putObject("mean_by_duration");
+    bandMeans(results).forEach((b, v) -> {
+      ObjectNode d = bm.putObject(b.key());
+      pct(d, "wmape_pct", v[0]);
+      pct(d, "time_share_pct", v[1]);
+      d.put("gpu_pairs", (int) v[2]);
     });
     ArrayNode pairs = o.putArray("pairs");
     results.forEach(r -> pairs.add(json(mapper, r)));

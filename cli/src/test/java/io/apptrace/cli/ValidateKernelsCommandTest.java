@@ -94,6 +94,37 @@ class ValidateKernelsCommandTest {
     assertThat(j.path("in_sample").asBoolean()).isFalse();
   }
 
+  /**
+   * The error by band of the target's measured time: with the flat coefficients, a GEMM of 1e12
+   * FLOPs measured at 200 ms on the A100 is predicted at 40 us + 1e12 / 9.75e12 s = 102.604 ms; it
+   * carries most of the WMAPE and most of the time, and the band that holds it says so.
+   */
+  @Test
+  void theErrorIsSplitByTheTargetsMeasuredTime() throws Exception {
+    Path big = tmp.resolve("big.csv");
+    Files.writeString(big, Files.readString(data)
+        + "mm,s=2,Tesla V100-PCIE-32GB,100040,1000000000000,,volta_sgemm_128x64_nn,80x8x1,256x1x1\n"
+        + "mm,s=2,NVIDIA A100-PCIE-40GB,200000,1000000000000,,ampere_sgemm_128x64_nn,80x8x1,256x1x1\n");
+    Cli r = Cli.run("validate", "kernels", "--data", big.toString(), "--from", "Tesla V100-PCIE-32GB", "--to",
+        "NVIDIA A100-PCIE-40GB", "--coefficients", flat.toString(), "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode d = JSON.readTree(r.out()).path("by_duration");
+    assertThat(d.path("lt_1ms").path("pairs").asInt()).isEqualTo(4);
+    assertThat(d.path("lt_1ms").path("wmape_pct").asDouble())
+        .isCloseTo(100 * (2 + 4.3087 + 4.1026 + 365.6410) / 854, offset(0.01));
+    assertThat(d.path("ge_100ms").path("pairs").asInt()).isEqualTo(1);
+    double predicted = 40 + 1e12 / 9.75e12 * 1e6;
+    assertThat(d.path("ge_100ms").path("wmape_pct").asDouble())
+        .isCloseTo(100 * (200000 - predicted) / 200000, offset(0.01));
+    assertThat(d.path("ge_100ms").path("time_share_pct").asDouble())
+        .isCloseTo(100 * 200000 / (200000 + 854.0), offset(0.01));
+    assertThat(d.has("1_10ms")).as("a band without pairs is left out").isFalse();
+    Cli text = Cli.run("validate", "kernels", "--data", big.toString(), "--from", "Tesla V100-PCIE-32GB", "--to",
+        "NVIDIA A100-PCIE-40GB", "--coefficients", flat.toString());
+    assertThat(text.out()).contains("WMAPE by measured time on NVIDIA A100-PCIE-40GB: < 1 ms 44.0% (4 pairs, 0.4%"
+        + " of the time), >= 100 ms 48.7% (1 pairs, 99.6% of the time)");
+  }
+
   @Test
   void aGpuWithoutMeasurementsIsOnlyPredicted() throws Exception {
     Cli r = Cli.run("validate", "kernels", "--data", data.toString(), "--from", "Tesla V100-PCIE-32GB", "--to",

@@ -33,6 +33,11 @@ public final class ApeStats {
     return count;
   }
 
+  /** The sum of the actual times added. */
+  public double sumActual() {
+    return sumActual;
+  }
+
   /** {@code 100 * sum |A - P| / sum A}; NaN with no data. */
   public double wmapePct() {
     return count == 0 ? Double.NaN : 100 * sumAbsError / sumActual;

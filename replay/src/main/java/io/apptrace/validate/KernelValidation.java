@@ -47,6 +47,49 @@ public final class KernelValidation {
   }
 
   /**
+   * The bands of measured time on the target that {@link Result#byDuration} splits the pairs into:
+   * a few long kernels can carry most of a WMAPE, and which band the error sits in says whether the
+   * model misses the long kernels or the many short ones.
+   */
+  public enum DurationBand {
+    UNDER_1MS("lt_1ms", "< 1 ms", 1e3),
+    MS_1_TO_10("1_10ms", "1-10 ms", 1e4),
+    MS_10_TO_100("10_100ms", "10-100 ms", 1e5),
+    OVER_100MS("ge_100ms", ">= 100 ms", Double.POSITIVE_INFINITY);
+
+    private final String key;
+    private final String label;
+    private final double upperUs;
+
+    DurationBand(String key, String label, double upperUs) {
+      this.key = key;
+      this.label = label;
+      this.upperUs = upperUs;
+    }
+
+    public String key() {
+      return key;
+    }
+
+    public String label() {
+      return label;
+    }
+
+    /** The band of a measured time in microseconds. */
+    public static DurationBand of(double us) {
+      for (DurationBand b : values()) {
+        if (us < b.upperUs) {
+          return b;
+        }
+      }
+      return OVER_100MS;
+    }
+  }
+
+  /** The figures of one duration band and its share of the measured time of all pairs, in percent. */
+  public record Band(Figures figures, double timeSharePct) {}
+
+  /**
    * The comparison of one ordered pair of GPUs.
    *
    * @param sourceRows rows of the source GPU (each predicted)
@@ -54,13 +97,14 @@ public final class KernelValidation {
    * @param byClass the same per kernel class (of the source row's kernel name)
    * @param baselines the figures of {@link #BASELINES}, and {@code baselinesByClass} per class
    * @param alternatives the figures of {@link #ALTERNATIVES} over the rows they can price
+   * @param byDuration the model's figures per band of the target's measured time
    * @param methods how many predictions each method of the model gave
    * @param notes what the model said it lacked or assumed, each once
    * @param rows every source row's prediction, when asked for
    */
   public record Result(GpuSpec from, GpuSpec to, int sourceRows, Figures model, Map<KernelClass, Figures> byClass,
       Map<String, Figures> baselines, Map<KernelClass, Map<String, Figures>> baselinesByClass,
-      Map<String, Figures> alternatives, Map<String, Long> methods, List<String> notes, List<Compared> rows) {}
+      Map<String, Figures> alternatives, Map<DurationBand, Band> byDuration, Map<String, Long> methods, List<String> notes, List<Compared> rows) {}
 
   /**
    * The catalogue entry of each distinct {@code gpu} value of the data (absent when it names no
@@ -110,6 +154,7 @@ public final class KernelValidation {
     Map<String, ApeStats> baselines = stats(BASELINES);
     Map<KernelClass, Map<String, ApeStats>> baselinesByClass = new EnumMap<>(KernelClass.class);
     Map<String, ApeStats> alternatives = stats(ALTERNATIVES);
+    Map<DurationBand, ApeStats> bands = new EnumMap<>(DurationBand.class);
     Map<String, Long> methods = new TreeMap<>();
     LinkedHashSet<String> notes = new LinkedHashSet<>();
     List<Compared> rows = new ArrayList<>(keepRows ? sources.size() : 0);
@@ -129,6 +174,7 @@ public final class KernelValidation {
       double t = r.timeUs() * 1e-6;
       all.add(m, p.seconds() * 1e6);
       byClass.computeIfAbsent(p.kernelClass(), k -> new ApeStats()).add(m, p.seconds() * 1e6);
+      bands.computeIfAbsent(DurationBand.of(m), b -> new ApeStats()).add(m, p.seconds() * 1e6);
       double bw = KernelAlternatives.bandwidthRatio(t, from, to) * 1e6;
       double fp = KernelAlternatives.fp32Ratio(t, from, to) * 1e6;
       baselines.get("bandwidth_ratio").add(m, bw);
@@ -143,8 +189,10 @@ public final class KernelValidation {
     byClass.forEach((k, s) -> classes.put(k, Figures.of(s)));
     Map<KernelClass, Map<String, Figures>> bcf = new EnumMap<>(KernelClass.class);
     baselinesByClass.forEach((k, m) -> bcf.put(k, figures(m)));
+    Map<DurationBand, Band> byDuration = new EnumMap<>(DurationBand.class);
+    bands.forEach((b, st) -> byDuration.put(b, new Band(Figures.of(st), 100 * st.sumActual() / all.sumActual())));
     return new Result(from, to, sources.size(), Figures.of(all), classes, figures(baselines), bcf,
-        figures(alternatives), methods, List.copyOf(notes), rows);
+        figures(alternatives), byDuration, methods, List.copyOf(notes), rows);
   }
 
   /**
