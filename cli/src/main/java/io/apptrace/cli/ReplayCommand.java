@@ -104,6 +104,11 @@ final class ReplayCommand implements Callable<Integer> {
       + " model or measured (docs/REPLAY.md, \"CUDA calls\").")
   String callCosts = "auto";
 
+  @Option(names = "--managed-host-reads", paramLabel = "R", description = "What the host reads of managed memory,"
+      + " which no trace sees: sync (default: after each synchronization, what the GPU wrote, migrating back by page"
+      + " faults) or none (docs/REPLAY.md, \"Managed memory\").")
+  String managedHostReads = "sync";
+
   @Option(names = "--roi", paramLabel = "NAME", description = "Project only the range NAME (an NVTX range, a"
       + " profiler range, an imported annotation): every instance of it, or NAME#k the k-th (from 1).")
   String roi;
@@ -394,8 +399,13 @@ final class ReplayCommand implements Callable<Integer> {
     }
     io.apptrace.replay.CallCosts.Policy costs = io.apptrace.replay.CallCosts.Policy.of(callCosts).orElseThrow(
         () -> new UserException("--call-costs: '" + callCosts + "' is not auto, model or measured", ExitCodes.BAD_USAGE));
+    io.apptrace.replay.ManagedHostReads reads = io.apptrace.replay.ManagedHostReads.of(managedHostReads);
+    if (reads == null) {
+      throw new UserException("--managed-host-reads: '" + managedHostReads + "' is not sync or none",
+          ExitCodes.BAD_USAGE);
+    }
     return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
-        !keepDurations, gpu, costs);
+        !keepDurations, gpu, costs, reads);
   }
 
 

@@ -7,9 +7,11 @@ import io.apptrace.proto.EventOp;
 import io.apptrace.proto.KernelInfo;
 import io.apptrace.proto.MemoryKind;
 import io.apptrace.proto.Module;
+import io.apptrace.proto.Prefetch;
 import io.apptrace.proto.TraceHeader;
 import io.apptrace.trace.ApiNames;
 import io.apptrace.trace.Copies;
+import io.apptrace.trace.Direction;
 import io.apptrace.trace.GraphEvent;
 import io.apptrace.trace.NvtxRanges;
 import io.apptrace.trace.KernelNames;
@@ -309,6 +311,10 @@ public final class DvdgBuilder {
         if (g.resources() != null) {
           ops.resources(op, g.resources());
         }
+      }
+    } else if (((GraphEvent.Other) ev).record().event().hasPrefetch()) {
+      if (succeeded(c)) {
+        prefetch(t, c, ((GraphEvent.Other) ev).record().event().getPrefetch());
       }
     } else {
       other(p, ((GraphEvent.Other) ev).record());
@@ -843,6 +849,28 @@ public final class DvdgBuilder {
     if (!m.async()) {
       ops.markSynchronous(op);
       p.order.synchronizedWith(call.tid(), s, call.exitNs());
+    }
+  }
+
+  /**
+   * A prefetch of managed memory (cudaMemPrefetchAsync): a copy of the region from where it is to
+   * the destination, host-to-device to a GPU or device-to-host to the host, on the stream it names.
+   * It reads the region's current contents, so it follows their writer; it writes no new version,
+   * since the contents stay what they were (only where they are changes). Managed memory at both
+   * ends marks it as a prefetch.
+   */
+  private void prefetch(HostThread t, GraphEvent.Call call, Prefetch f) {
+    Proc p = t.proc;
+    // cudaMemLocationTypeHost, HostNuma, HostNumaCurrent; without a location, cudaCpuDeviceId (-1)
+    boolean toHost = f.getLocationType() >= 2 || f.getLocationType() == 0 && f.getDevice() < 0;
+    int dev = toHost ? t.device : f.getDevice();
+    HappensBefore.Stream s = streamOf(t, call.api(), f.getStream());
+    int op = begin(t, call, OpKind.COPY, apiName(call), f.getStream(), dev, f.getBytes(), s);
+    ops.copy(op, toHost ? Direction.D2H : Direction.H2D, MemoryKind.MANAGED, MemoryKind.MANAGED, false);
+    if (f.getPtr() != 0) {
+      Allocation a = at(call.pid(), p, f.getPtr(), f.getBytes(), true, dev, "prefetch of", null);
+      read(p, op, s, a, f.getPtr() - a.start(), f.getBytes(), Confidence.EXACT);
+      reads.clear();
     }
   }
 

@@ -62,6 +62,27 @@ class CapturedGraphTest {
     throw new AssertionError(text + " not in " + source);
   }
 
+  /**
+   * tests/cuda/managed.cu: a prefetch of managed memory to the GPU, the kernel, a prefetch back.
+   * Each prefetch is a copy with managed memory at both ends that reads the region and writes no
+   * new version; the prefetch back follows the kernel that wrote the data.
+   */
+  @Test
+  void prefetchesOfManagedMemoryAreCopiesThatFollowTheirWriter() throws Exception {
+    Dvdg g = capture("managed");
+    assertThat(DvdgTest.edges(g)).containsExactly("alloc0:v0 -cudaMemPrefetchAsync-> none",
+        "alloc0:v0 -inc-> alloc0:v1", "alloc0:v1 -cudaMemPrefetchAsync-> none");
+    OperationTable ops = g.operations();
+    assertThat(IntStream.range(0, ops.size()).mapToObj(ops::kind)).containsExactly(OpKind.COPY, OpKind.KERNEL,
+        OpKind.COPY);
+    assertThat(ops.direction(0)).isEqualTo(io.apptrace.trace.Direction.H2D);
+    assertThat(ops.direction(2)).isEqualTo(io.apptrace.trace.Direction.D2H);
+    assertThat(ops.srcMemory(0)).isEqualTo(MemoryKind.MANAGED);
+    assertThat(ops.dstMemory(2)).isEqualTo(MemoryKind.MANAGED);
+    assertThat(ops.bytes(2)).isEqualTo(1 << 20);
+    assertThat(g.races()).isEmpty();
+  }
+
   /** Four streams feeding a fifth through events: no race; the gather copy reads all four kernels. */
   @Test
   void pipelineWithEventsHasNoRaces() throws Exception {

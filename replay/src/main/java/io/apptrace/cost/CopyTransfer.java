@@ -55,11 +55,16 @@ public record CopyTransfer(TransferKind kind, int device, int peerDevice, int nu
   /**
    * The transfer kind of a copy from its direction and the memory kinds at its ends. Registered
    * and mapped memory are page-locked, so priced as pinned; managed memory copied explicitly too
-   * (the driver has it resident by then).
+   * (the driver has it resident by then). A prefetch of managed memory (managed at both ends, see
+   * the graph's prefetch operations) is a prefetch kind.
    */
   static TransferKind kind(Direction d, MemoryKind src, MemoryKind dst) {
     if (d == null) {
       return null;
+    }
+    if (src == MemoryKind.MANAGED && dst == MemoryKind.MANAGED && (d == Direction.H2D || d == Direction.D2H)) {
+      // a prefetch (cudaMemPrefetchAsync): the graph gives it managed memory at both ends
+      return d == Direction.H2D ? TransferKind.PREFETCH_H2D : TransferKind.PREFETCH_D2H;
     }
     return switch (d) {
       case H2D -> hostKind(src, TransferKind.PINNED_H2D, TransferKind.PAGEABLE_H2D, TransferKind.WRITE_COMBINED_H2D);

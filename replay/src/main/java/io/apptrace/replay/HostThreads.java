@@ -24,6 +24,8 @@ final class HostThreads {
   private final StreamRules streams;
   private final MeasuredTiming measured;
   private final CallCosts costs;
+  /** Per call: host time after it before the thread's next call, beyond the trace's ({@link ManagedResidency}). */
+  private final double[] afterCallNs;
   private OpLifecycle lifecycle;
   private final int threads;
   /** Each thread's next call. */
@@ -47,7 +49,7 @@ final class HostThreads {
   private final List<Integer> targets = new ArrayList<>();
 
   HostThreads(ReplayProgram p, Node node, Replayer.Options o, OpTable t, Clock clock, EventQueue queue,
-      StreamRules streams, MeasuredTiming measured, CallCosts costs) {
+      StreamRules streams, MeasuredTiming measured, CallCosts costs, double[] afterCallNs) {
     this.p = p;
     this.node = node;
     this.o = o;
@@ -57,6 +59,7 @@ final class HostThreads {
     this.streams = streams;
     this.measured = measured;
     this.costs = costs;
+    this.afterCallNs = afterCallNs;
     threads = p.threads().size();
     cursor = new int[threads];
     callBase = new int[threads + 1];
@@ -230,13 +233,16 @@ final class HostThreads {
   void callEnded(int i) {
     List<ReplayProgram.Call> calls = p.threads().get(i).calls();
     ReplayProgram.Call c = calls.get(cursor[i]);
+    double after = afterCallNs[callBase[i] + cursor[i]];
     cursor[i]++;
     if (cursor[i] >= calls.size()) {
       return;
     }
     ReplayProgram.Call next = calls.get(cursor[i]);
-    // host compute: the wall time between the calls less what the thread spent off the CPU
-    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs()) - next.offCpuNs()) / node.cpuSpeedFactor();
+    // host compute: the wall time between the calls less what the thread spent off the CPU; and
+    // what the node adds after the call (managed memory the host reads, migrating back)
+    double gap = Math.max(0, next.entryNs() - (c.entryNs() + c.durationNs()) - next.offCpuNs()) / node.cpuSpeedFactor()
+        + after;
     queue.push(clock.at(gap), EventKind.CALL_STARTS, i);
   }
 }

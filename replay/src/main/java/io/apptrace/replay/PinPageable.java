@@ -25,6 +25,6 @@ final class PinPageable {
       ops.add(o);
     }
     return new ReplayProgram(ops, p.streams(), p.threads(), p.events(), p.provenance(), p.sourceDevices())
-        .withAnnotations(p.ranges(), p.marks()).withContextsBefore(p.contextsBefore());
+        .withAnnotations(p.ranges(), p.marks()).withContextsBefore(p.contextsBefore()).withManaged(p.managed());
   }
 }

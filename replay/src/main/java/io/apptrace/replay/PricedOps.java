@@ -35,6 +35,7 @@ final class PricedOps {
   /** A copy's pricing, the same for every copy of the same kind, size and ends. */
   private final Map<CopyKey, Priced> priced = new HashMap<>();
   private final double[] gapNs = new double[TransferKind.values().length];
+  private final double[] afterCallNs;
 
   private record Priced(TransferEstimate estimate, int[] resources, double[] factors) {}
 
@@ -58,11 +59,19 @@ final class PricedOps {
     for (int i = 0; i < t.size; i++) {
       price(i);
     }
+    ManagedResidency managed = ManagedResidency.apply(program, model, t, o);
+    afterCallNs = managed.afterCallNs();
+    notes.addAll(managed.notes());
     notes.addAll(retiming.notes());
     if (lowerBoundKernels > 0) {
       notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
           + " memory bandwidth + launch overhead (docs/COST-MODEL.md), not a measurement");
     }
+  }
+
+  /** Per call (the threads' calls one after the other): host time the node adds after it ({@link ManagedResidency}). */
+  double[] afterCallNs() {
+    return afterCallNs;
   }
 
   /** What pricing found worth saying (kernels priced at their lower bound). */

@@ -49,6 +49,7 @@ public final class ProgramBuilder {
     for (int op = 0; op < ops.size(); op++) {
       out.add(op(g, ops, values, op, opStream[op]));
     }
+    List<ReplayProgram.Managed> managed = managed(g, log, out);
     List<ReplayProgram.Thread> threads = new ArrayList<>();
     for (int t = 0; t < perThread.size(); t++) {
       threads.add(new ReplayProgram.Thread(ops.threadPid(t), ops.threadTid(t), perThread.get(t)));
@@ -70,7 +71,7 @@ public final class ProgramBuilder {
     }
     return new ReplayProgram(out, log.streams(), threads, log.eventCount(), new ReplayProgram.Provenance(
         g.header().getSimulatedDevice(), pinnedBytes, pinNs), sourceDevices(g)).withAnnotations(log.ranges(),
-            log.marks());
+            log.marks()).withManaged(managed);
   }
 
   /** The trace's GPUs by device index; the lowest pid's where processes differ. */
@@ -138,6 +139,75 @@ public final class ProgramBuilder {
     CopyTransfer c = CopyTransfer.of(g, op);
     return new ReplayProgram.Op(op, ReplayProgram.Kind.COPY, ops.name(op), stream, c.device(), c.peerDevice(), c.kind(),
         ops.bytes(op), c.numa(), ms, me, ops.bytes(op), 0, 0, 0, ops.synchronous(op));
+  }
+
+  /**
+   * What moves managed memory, in the order of the call log: each operation's accesses as it is
+   * issued, and the host's synchronizations (not cudaFree, which the log also counts as one).
+   * Empty when the program has no managed memory.
+   */
+  static List<ReplayProgram.Managed> managed(Dvdg g, CallLog log, List<ReplayProgram.Op> ops) {
+    boolean any = false;
+    for (Allocation a : g.allocations()) {
+      any |= a.kind() == io.apptrace.proto.MemoryKind.MANAGED;
+    }
+    List<ReplayProgram.Managed> out = new ArrayList<>();
+    if (!any) {
+      return out;
+    }
+    int[] index = new int[g.operations().threadCount()];
+    for (int c = 0; c < log.size(); c++) {
+      int t = log.thread(c);
+      int k = index[t]++;
+      switch (log.type(c)) {
+        case OP -> accesses(g, ops.get(log.a(c)), out);
+        case SYNC_STREAM, SYNC_EVENT, SYNC_DEVICE, SYNC_SOME_STREAMS -> {
+          if (!g.operations().nameOf(log.apiName(c)).startsWith("cudaFree")) {
+            out.add(new ReplayProgram.Managed.HostSync(t, k));
+          }
+        }
+        default -> { }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Adds operation {@code o}'s accesses to managed memory: a prefetch's region, a kernel's or
+   * memset's managed allocations with the bytes it reaches in each (the larger of what it reads
+   * and what it writes there). Explicit copies from or to managed memory are priced as pinned
+   * copies and move nothing (docs/REPLAY.md, "Managed memory").
+   */
+  private static void accesses(Dvdg g, ReplayProgram.Op o, List<ReplayProgram.Managed> out) {
+    OperationTable ops = g.operations();
+    ValueTable values = g.values();
+    int op = o.id();
+    if (o.kind() == ReplayProgram.Kind.COPY) {
+      boolean prefetch = o.transfer() == io.apptrace.node.TransferKind.PREFETCH_H2D
+          || o.transfer() == io.apptrace.node.TransferKind.PREFETCH_D2H;
+      if (prefetch && ops.inputCount(op) > 0) {
+        Allocation a = g.allocation(values.allocation(ops.input(op, 0)));
+        out.add(new ReplayProgram.Managed.Access(op, a.id(), o.bytes(), a.bytes(),
+            o.transfer() == io.apptrace.node.TransferKind.PREFETCH_H2D ? Math.max(0, o.device()) : -1, true, false));
+      }
+      return;
+    }
+    Map<Integer, long[]> reach = new TreeMap<>(); // allocation -> {read, written}
+    for (int i = 0; i < ops.inputCount(op); i++) {
+      Allocation a = g.allocation(values.allocation(ops.input(op, i)));
+      if (a.kind() == io.apptrace.proto.MemoryKind.MANAGED) {
+        reach.computeIfAbsent(a.id(), k -> new long[2])[0] += ops.inputBytes(op, i);
+      }
+    }
+    for (int i = 0; i < ops.outputCount(op); i++) {
+      int v = ops.output(op, i);
+      Allocation a = g.allocation(values.allocation(v));
+      if (a.kind() == io.apptrace.proto.MemoryKind.MANAGED) {
+        reach.computeIfAbsent(a.id(), k -> new long[2])[1] += values.bytes(v);
+      }
+    }
+    reach.forEach((id, rw) -> out.add(new ReplayProgram.Managed.Access(op, id, Math.min(Math.max(rw[0], rw[1]),
+        g.allocation(id).bytes()), g.allocation(id).bytes(), Math.max(0, o.device()), false, rw[1] > 0)));
   }
 
   private static boolean host(Dvdg g, ValueTable values, int value) {

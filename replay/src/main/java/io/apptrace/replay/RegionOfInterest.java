@@ -191,12 +191,18 @@ public record RegionOfInterest(String description, List<long[]> windows) {
             o.mappedWriteBytes(), o.blocks(), o.synchronous(), o.launch()));
       }
     }
+    List<int[]> callMap = new ArrayList<>(); // per thread: a call's index in the region, or -1
     for (ReplayProgram.Thread t : p.threads()) {
       List<ReplayProgram.Call> calls = new ArrayList<>();
-      for (ReplayProgram.Call c : t.calls()) {
+      int[] map = new int[t.calls().size()];
+      callMap.add(map);
+      for (int k = 0; k < t.calls().size(); k++) {
+        ReplayProgram.Call c = t.calls().get(k);
+        map[k] = -1;
         if (inside(c.entryNs()).isEmpty()) {
           continue;
         }
+        map[k] = calls.size();
         long shift = removedBefore(c.entryNs());
         int a = c.type() == CallLog.Type.OP ? newId[c.a()] : c.a();
         calls.add(new ReplayProgram.Call(c.type(), c.entryNs() - shift, c.durationNs(), a, c.b(), c.name(),
@@ -227,8 +233,20 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         }
       }
     }
+    List<ReplayProgram.Managed> managed = new ArrayList<>();
+    for (ReplayProgram.Managed m : p.managed()) {
+      // what happens outside the region still moves the data: kept, but not priced (-1)
+      if (m instanceof ReplayProgram.Managed.Access a) {
+        int id = a.op() >= 0 && kept[a.op()] ? newId[a.op()] : -1;
+        managed.add(new ReplayProgram.Managed.Access(id, a.allocation(), a.bytes(), a.allocationBytes(), a.device(),
+            a.prefetch(), a.writes()));
+      } else if (m instanceof ReplayProgram.Managed.HostSync h) {
+        int[] map = callMap.get(h.thread());
+        managed.add(new ReplayProgram.Managed.HostSync(h.thread(), h.call() >= 0 ? map[h.call()] : -1));
+      }
+    }
     return new ReplayProgram(ops, p.streams(), threads, p.events(), p.provenance(), p.sourceDevices())
-        .withAnnotations(ranges, marks).withContextsBefore(contexts);
+        .withAnnotations(ranges, marks).withContextsBefore(contexts).withManaged(managed);
   }
 
   private Optional<long[]> inside(long ns) {

@@ -123,6 +123,36 @@ public final class ReplayProgram {
     }
   }
 
+  /**
+   * What moves managed (unified) memory, in the order the program did it ({@link
+   * ManagedResidency}): an operation's access, or a host synchronization after which the host may
+   * read what the GPU wrote.
+   */
+  public sealed interface Managed permits Managed.Access, Managed.HostSync {
+    /**
+     * An operation's access to a managed allocation.
+     *
+     * @param op the operation; -1 for one outside the replayed program (before a region of
+     *     interest), which moves the allocation but is not priced
+     * @param allocation the allocation's id in the trace's graph
+     * @param bytes the bytes the operation reaches
+     * @param allocationBytes the allocation's size
+     * @param device the trace device the data is needed on; -1: the host (a prefetch to it)
+     * @param prefetch a prefetch (cudaMemPrefetchAsync), not a use
+     * @param writes the operation writes there
+     */
+    record Access(int op, int allocation, long bytes, long allocationBytes, int device, boolean prefetch,
+        boolean writes) implements Managed {}
+
+    /**
+     * A call of host thread {@code thread} that waits for GPU work (a synchronization; not
+     * cudaFree): afterwards the host may read what the GPU wrote.
+     *
+     * @param call its index among the thread's calls; -1 for one outside the replayed program
+     */
+    record HostSync(int thread, int call) implements Managed {}
+  }
+
   /** A host thread: a process, a thread id, and its calls in issue order. */
   public record Thread(int pid, int tid, List<Call> calls) {
     public Thread {
@@ -150,6 +180,7 @@ public final class ReplayProgram {
   private List<CallLog.Range> ranges = List.of();
   private List<CallLog.Mark> marks = List.of();
   private java.util.Set<Integer> contextsBefore = java.util.Set.of();
+  private List<Managed> managed = List.of();
 
   public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events) {
     this(ops, streams, threads, events, Provenance.NONE);
@@ -219,7 +250,20 @@ public final class ReplayProgram {
     out.ranges = List.copyOf(r);
     out.marks = List.copyOf(m);
     out.contextsBefore = contextsBefore;
+    out.managed = managed;
     return out;
+  }
+
+  /** This program with its accesses to managed memory, in issue order. */
+  public ReplayProgram withManaged(List<Managed> accesses) {
+    ReplayProgram out = withAnnotations(ranges, marks);
+    out.managed = List.copyOf(accesses);
+    return out;
+  }
+
+  /** Its accesses to managed memory, in issue order ({@link Managed}); empty when it uses none. */
+  public List<Managed> managed() {
+    return managed;
   }
 
   /**

@@ -44,50 +44,57 @@ public final class Replayer {
    */
   public record Options(boolean keepMeasured, KernelModel.Policy kernelPolicy, Optional<Node> sourceNode,
       double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples,
-      boolean keepDelays, Optional<GpuSpec> sourceGpu, CallCosts.Policy callCosts) {
+      boolean keepDelays, Optional<GpuSpec> sourceGpu, CallCosts.Policy callCosts, ManagedHostReads managedHostReads) {
     public Options {
       deviceMap = Map.copyOf(deviceMap);
     }
 
+    /** What the host is assumed to read of managed memory (--managed-host-reads). */
+    public Options withManagedHostReads(ManagedHostReads r) {
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
+          sourceGpu, callCosts, r);
+    }
+
     public static Options defaults() {
       return new Options(false, KernelModel.Policy.MODEL, Optional.empty(), 1.0, Map.of(),
-          TransferModel.Setting.MEASURED, true, true, Optional.empty(), CallCosts.Policy.AUTO);
+          TransferModel.Setting.MEASURED, true, true, Optional.empty(), CallCosts.Policy.AUTO,
+          ManagedHostReads.AFTER_SYNC);
     }
 
     public Options withKeepMeasured(boolean k) {
-      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
+      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
     }
 
     /** Keeps measured durations but not measured dispatch delays (--keep-measured=durations). */
     public Options withKeepDelays(boolean d) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu, callCosts);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu, callCosts, managedHostReads);
     }
 
     public Options withScaleKernels(double f) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
     }
 
     public Options withDeviceMap(Map<Integer, Integer> m) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu, callCosts);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
     }
 
     public Options withKernelPolicy(KernelModel.Policy p, Optional<Node> source) {
-      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts);
+      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
     }
 
     public Options withSourceGpu(Optional<GpuSpec> g) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          g, callCosts);
+          g, callCosts, managedHostReads);
     }
 
     /** Which durations the calls get (--call-costs). */
     public Options withCallCosts(CallCosts.Policy c) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          sourceGpu, c);
+          sourceGpu, c, managedHostReads);
     }
 
     public Options withSamples(boolean s) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu, callCosts);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu, callCosts, managedHostReads);
     }
   }
 
@@ -126,7 +133,7 @@ public final class Replayer {
     StreamRules streams = new StreamRules(p, node, t, deps, o.deviceMap());
     Engines engines = new Engines(node, t, clock, queue, priced, o.keepMeasured());
     CallCosts costs = new CallCosts(p, node, o.callCosts());
-    HostThreads hosts = new HostThreads(p, node, o, t, clock, queue, streams, measured, costs);
+    HostThreads hosts = new HostThreads(p, node, o, t, clock, queue, streams, measured, costs, priced.afterCallNs());
     OpLifecycle lifecycle = new OpLifecycle(t, clock, queue, deps, streams, measured, engines, hosts);
     Transfers transfers = new Transfers(t, links, clock, queue, node.measured().stagingChunkBytes());
     hosts.issuesThrough(lifecycle);
