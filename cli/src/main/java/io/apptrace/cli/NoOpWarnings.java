@@ -80,11 +80,10 @@ final class NoOpWarnings {
       ReplayResult a = with.get(i);
       ReplayResult b = without.get(i);
       if (same(a, b)) {
-        boolean curves = !a.node().measured().curves().isEmpty()
-            && asked.sets().stream().anyMatch(s -> s.path().startsWith("links."));
-        out.add(sets + " changed nothing in the projection on " + a.node().name() + (curves
-            ? ": its measured transfer curves price the copies over the links you changed (--setting datasheet"
-                + " prices them by the links)" : ": no operation of the trace uses what it changed"));
+        boolean links = asked.sets().stream().anyMatch(s -> s.path().startsWith("links."));
+        out.add(sets + " changed nothing in the projection on " + a.node().name() + (links
+            ? ": no operation of the trace uses what it changed, or the change leaves the bandwidth of every route"
+                + " the trace's copies take as it was" : ": no operation of the trace uses what it changed"));
       }
     }
     return out;

@@ -10,6 +10,7 @@ import io.apptrace.node.Units;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * What a transfer costs on a node (docs/COST-MODEL.md): the time of every transfer kind between any
@@ -220,6 +221,15 @@ public final class TransferModel {
     Curve curve = setting == Setting.MEASURED ? node.measured().curves().get(kind) : null;
     if (curve != null) {
       Views measured = curveViews(curve, n, lat);
+      OptionalDouble rescale = curveRescale(route, n, access, h2d);
+      if (rescale.isPresent()) {
+        double s = rescale.getAsDouble();
+        measured = new Views(lat.seconds() + (measured.gpu() - lat.seconds()) * s,
+            lat.callSeconds() + (measured.call() - lat.callSeconds()) * s);
+        notes.add(String.format(java.util.Locale.ROOT, "measured curve rescaled: its route's links were changed by"
+            + " --set (%s), so its data time is scaled by the datasheet estimates' ratio after/before, %.3f",
+            changedLinks(route), s));
+      }
       boolean local = numa == topology.localNuma(gpu.id());
       if (local || measured.gpu() >= views.gpu()) {
         views = local ? measured : new Views(Math.max(measured.gpu(), views.gpu()), Math.max(measured.call(),
@@ -238,6 +248,43 @@ public final class TransferModel {
     String path = h2d ? route.describe() : route.reversed().describe();
     return new TransferEstimate(kind.key(), bytes, views.gpu(), views.call(), bound.id() + " (" + bound.describe()
         + ")", path, route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
+  }
+
+  /**
+   * For a measured curve used on {@code route}: when a what-if changed links of the route since the
+   * curve was measured ({@link Node.Measured#curveLinks}), the ratio of the route's datasheet data
+   * time after the change to before it (the curve keeps what the measurement knows beyond the
+   * datasheet, scaled by what the change does to it); empty when no link of the route changed.
+   */
+  private OptionalDouble curveRescale(Topology.Route route, double n, LinkCost.Access access, boolean along) {
+    List<Node.Link> before = node.measured().curveLinks();
+    if (before.isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    List<Node.Link> was = new ArrayList<>();
+    boolean changed = false;
+    for (Node.Link l : route.links()) {
+      Node.Link old = before.stream().filter(b -> b.id().equals(l.id())).findFirst().orElse(l);
+      changed |= !old.equals(l);
+      was.add(old);
+    }
+    if (!changed) {
+      return OptionalDouble.empty();
+    }
+    double bwBefore = routeBandwidth(new Topology.Route(route.vertices(), was), n, access, along);
+    double bwAfter = routeBandwidth(route, n, access, along);
+    return OptionalDouble.of(bwBefore / bwAfter);
+  }
+
+  /** The ids of {@code route}'s links that differ from those the curves were measured over. */
+  private String changedLinks(Topology.Route route) {
+    List<String> ids = new ArrayList<>();
+    for (Node.Link l : route.links()) {
+      if (node.measured().curveLinks().stream().noneMatch(b -> b.equals(l))) {
+        ids.add(l.id());
+      }
+    }
+    return String.join(", ", ids);
   }
 
   /**

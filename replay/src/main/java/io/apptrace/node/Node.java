@@ -187,8 +187,9 @@ public record Node(
       Optional<LatencySource> latencyFrom, OptionalDouble gapH2d, OptionalDouble gapD2h,
       Map<TransferKind, Double> bandwidth, Map<TransferKind, Curve> curves, PageFaults pageFaults,
       double migrationGranularity, List<FittedTo> fittedTo, Optional<Timing> timed, OptionalDouble memsetSeconds,
-      double stagingChunkBytes, Map<String, Double> memcpyBandwidth) {
+      double stagingChunkBytes, Map<String, Double> memcpyBandwidth, List<Link> curveLinks) {
     public Measured {
+      curveLinks = List.copyOf(curveLinks);
       latency = Map.copyOf(latency);
       memcpyBandwidth = Map.copyOf(memcpyBandwidth);
       bandwidth = Map.copyOf(bandwidth);
@@ -199,7 +200,8 @@ public record Node(
     static Measured none() {
       OptionalDouble no = OptionalDouble.empty();
       return new Measured("", false, Map.of(), Optional.empty(), no, no, Map.of(), Map.of(),
-          new PageFaults(no, no, no, no), 64 * 1024, List.of(), Optional.empty(), no, DEFAULT_STAGING_CHUNK, Map.of());
+          new PageFaults(no, no, no, no), 64 * 1024, List.of(), Optional.empty(), no, DEFAULT_STAGING_CHUNK, Map.of(),
+          List.of());
     }
 
     /** The staging buffer without a node's own figure: 1 MiB (docs/COST-MODEL.md, "Pageable host memory"). */
@@ -208,7 +210,17 @@ public record Node(
     /** These figures with other L+o and no {@code latency_from} (a reference node's, docs/COST-MODEL.md). */
     public Measured withLatency(Map<TransferKind, Double> l, Timing timing) {
       return new Measured(source, simulated, l, Optional.empty(), gapH2d, gapD2h, bandwidth, curves, pageFaults,
-          migrationGranularity, fittedTo, Optional.of(timing), memsetSeconds, stagingChunkBytes, memcpyBandwidth);
+          migrationGranularity, fittedTo, Optional.of(timing), memsetSeconds, stagingChunkBytes, memcpyBandwidth,
+          curveLinks);
+    }
+
+    /**
+     * These figures, their curves measured over {@code links} (the node file's own links, where a
+     * what-if {@code --set} changed them: {@link #curveLinks}).
+     */
+    public Measured withCurveLinks(List<Link> links) {
+      return new Measured(source, simulated, latency, latencyFrom, gapH2d, gapD2h, bandwidth, curves, pageFaults,
+          migrationGranularity, fittedTo, timed, memsetSeconds, stagingChunkBytes, memcpyBandwidth, links);
     }
 
     /** Whether these figures were fitted to a file with this SHA-256 (hex, lower case). */

@@ -74,11 +74,26 @@ public final class NodeLoader {
     if (overrides.isEmpty()) {
       return resolve(nameOrPath);
     }
-    if (!isPath(nameOrPath)) {
-      return bundled(BundledNodes.canonical(nameOrPath).orElse(nameOrPath), overrides)
-          .orElseThrow(() -> noBundled(nameOrPath));
+    Node changed = !isPath(nameOrPath) ? bundled(BundledNodes.canonical(nameOrPath).orElse(nameOrPath), overrides)
+        .orElseThrow(() -> noBundled(nameOrPath)) : load(Path.of(nameOrPath), overrides);
+    return withCurveLinks(resolve(nameOrPath), changed, overrides);
+  }
+
+  /**
+   * {@code changed}, whose measured curves, where a {@code --set} changed the links they were
+   * measured over and did not set the curves themselves, remember those links as the file has them
+   * ({@link Node.Measured#curveLinks}): the cost model rescales a curve on a route whose links
+   * changed (docs/REPLAY.md, "What-if").
+   */
+  private static Node withCurveLinks(Node original, Node changed, List<NodeOverride> overrides) {
+    boolean curvesSet = overrides.stream().anyMatch(o -> o.path().startsWith("measured.curves"));
+    if (curvesSet || changed.measured().curves().isEmpty() || original.links().equals(changed.links())) {
+      return changed;
     }
-    return load(Path.of(nameOrPath), overrides);
+    return new Node(changed.name(), changed.description(), changed.aliases(), changed.sources(),
+        changed.cpuSpeedFactor(), changed.cpus(), changed.gpus(), changed.switches(), changed.links(),
+        changed.peerAccess(), changed.measured().withCurveLinks(original.links()), changed.hostOverheads(),
+        changed.source());
   }
 
   /** Bundled nodes already read (they never change while apptrace runs). */
@@ -659,7 +674,7 @@ public final class NodeLoader {
         || !curves.isEmpty() || memset.isPresent());
     m.done();
     return new Node.Measured(source, simulated, latency, from, gapH2d, gapD2h, bandwidth, curves, faults,
-        granularity, fitted, timed, memset, staging, memcpy);
+        granularity, fitted, timed, memset, staging, memcpy, List.of());
   }
 
   /** {@code measured.memcpy_bandwidth}: per CPU id, one thread's copy from pageable to pinned memory. */

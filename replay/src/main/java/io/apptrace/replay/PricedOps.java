@@ -36,6 +36,8 @@ final class PricedOps {
   private final Map<CopyKey, Priced> priced = new HashMap<>();
   private final double[] gapNs = new double[TransferKind.values().length];
   private final double[] afterCallNs;
+  /** What-ifs that changed the links a measured curve was taken over: said once per kind and GPU. */
+  private final java.util.Set<String> rescaled = new java.util.TreeSet<>();
 
   private record Priced(TransferEstimate estimate, int[] resources, double[] factors) {}
 
@@ -62,6 +64,7 @@ final class PricedOps {
     ManagedResidency managed = ManagedResidency.apply(program, model, t, o);
     afterCallNs = managed.afterCallNs();
     notes.addAll(managed.notes());
+    notes.addAll(rescaled);
     notes.addAll(retiming.notes());
     if (lowerBoundKernels > 0) {
       notes.add(lowerBoundKernels + " kernel launch(es) had no measured GPU time: priced at the lower bound bytes /"
@@ -187,6 +190,11 @@ final class PricedOps {
   private Priced price(TransferKind kind, long n, int numa, int gpu, int peer) throws NodeFileException {
     TransferModel.Endpoints where = new TransferModel.Endpoints(numa, gpu, peer);
     TransferEstimate e = model.estimate(kind, n, where, o.setting());
+    for (String note : e.notes()) {
+      if (note.startsWith("measured curve rescaled")) {
+        rescaled.add(kind.key() + " to and from " + node.gpus().get(gpu).id() + ": " + note);
+      }
+    }
     // the links the data crosses, each with the bytes it carries per data byte
     List<int[]> res = new ArrayList<>();
     List<Double> fac = new ArrayList<>();
