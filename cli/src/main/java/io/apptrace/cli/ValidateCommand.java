@@ -27,20 +27,21 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code apptrace validate transfers|kernels|timing ...}: the models against measurements. */
+/** {@code apptrace validate transfers|kernels|timing|calls ...}: the models against measurements. */
 @Command(
     name = "validate",
     header = "Compares the models with measurements from real hardware.",
     description = "Compares apptrace's models with measurements taken on real hardware.",
-    subcommands = {ValidateCommand.Transfers.class, ValidateKernelsCommand.class, ValidateTimingCommand.class})
+    subcommands = {ValidateCommand.Transfers.class, ValidateKernelsCommand.class, ValidateTimingCommand.class,
+        ValidateCallsCommand.class})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     throw new CommandLine.ParameterException(spec.commandLine(), "give what to validate: 'apptrace validate"
-        + " transfers --node NODE --data FILE', 'apptrace validate kernels --data FILE --from GPU --to GPU' or"
-        + " 'apptrace validate timing --data TRACE...'");
+        + " transfers --node NODE --data FILE', 'apptrace validate kernels --data FILE --from GPU --to GPU',"
+        + " 'apptrace validate timing --data TRACE...' or 'apptrace validate calls --node NODE --data TRACE...'");
   }
 
   /**
