@@ -11,7 +11,8 @@ import java.util.Map;
  * Transfers in flight on a node's links, as fluids (docs/REPLAY.md, "Copies": transfers in flight
  * share the links they cross). Each direction of each link is a resource of capacity
  * {@code bandwidth * efficiency}, times the link's duplex factor while the other direction is busy
- * too. A transfer holds every link of its route; on each it uses its data rate times the bytes the
+ * too. Each CPU's memory is a resource of its memory bandwidth, shared by the transfers that read
+ * or write it (docs/REPLAY.md, "Copies": host memory is shared). A transfer holds every link of its route; on each it uses its data rate times the bytes the
  * link carries per data byte (Abdelhafez et al. 2019, eqs. 4-7). Rates are max-min fair (progressive
  * filling), and no transfer goes faster than it would alone. A transfer alone on its links gets its
  * rate without a reshare of the others (they are not affected).
@@ -23,6 +24,7 @@ import java.util.Map;
  */
 final class Links {
   private final List<Node.Link> links;
+  private final List<Node.Cpu> cpus;
   private final double[] capacity;
   private final double[] used;
   /** Transfers using each resource. */
@@ -72,12 +74,19 @@ final class Links {
 
   Links(Node node, boolean keepSamples) {
     this.links = node.links();
-    this.capacity = new double[links.size() * 2];
+    this.cpus = node.cpus();
+    this.capacity = new double[links.size() * 2 + cpus.size() * 2];
     for (int i = 0; i < links.size(); i++) {
       Node.Link l = links.get(i);
       capacity[2 * i] = l.bandwidth() * l.efficiency(true) / 1e9; // bytes per ns, from a to b
       capacity[2 * i + 1] = l.bandwidth() * l.efficiency(false) / 1e9;
       index.put(l, i);
+    }
+    for (int c = 0; c < cpus.size(); c++) {
+      // reads and writes share a memory's bandwidth: one resource; its twin (kept so that every
+      // resource has a pair, as a link's two directions) is never used
+      capacity[memoryResource(c)] = cpus.get(c).memoryBandwidth() / 1e9;
+      capacity[memoryResource(c) + 1] = Double.POSITIVE_INFINITY;
     }
     this.used = new double[capacity.length];
     this.users = new int[capacity.length];
@@ -90,6 +99,21 @@ final class Links {
   /** Resource id of link {@code i} crossed from its {@code a} end (forward) or from {@code b}. */
   static int resource(int link, boolean forward) {
     return 2 * link + (forward ? 0 : 1);
+  }
+
+  /** Resource id of the memory of the node's CPU {@code cpu} (its index in the node's CPUs). */
+  int memoryResource(int cpu) {
+    return 2 * links.size() + 2 * cpu;
+  }
+
+  /** Whether resource {@code r} is a CPU's memory (not a direction of a link). */
+  boolean isMemory(int r) {
+    return r >= 2 * links.size();
+  }
+
+  /** The CPU whose memory resource {@code r} is. */
+  Node.Cpu memoryOf(int r) {
+    return cpus.get((r - 2 * links.size()) / 2);
   }
 
   int linkIndex(Node.Link l) {
@@ -292,7 +316,7 @@ final class Links {
     }
     for (int t = 0; t < nTouched; t++) {
       int r = touched[t];
-      cap[r] = busy[r ^ 1] ? capacity[r] * links.get(r / 2).duplex() : capacity[r];
+      cap[r] = !isMemory(r) && busy[r ^ 1] ? capacity[r] * links.get(r / 2).duplex() : capacity[r];
     }
     int left = count;
     while (left > 0) {

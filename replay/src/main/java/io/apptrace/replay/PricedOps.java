@@ -205,6 +205,7 @@ final class PricedOps {
         addRoute(topology.hostRoute(staging, g).orElseThrow(), false, LinkCost.Access.WRITE, n, res, fac);
         addRoute(topology.hostRoute(staging, node.gpus().get(peer).id()).orElseThrow(), true,
             LinkCost.Access.READ, n, res, fac);
+        addMemory(staging, 2, res, fac); // written from one GPU, read by the other
       }
       case "peer" -> addRoute(topology.route(g, node.gpus().get(peer).id()).orElseThrow(), true,
           LinkCost.Access.WRITE, n, res, fac);
@@ -213,6 +214,11 @@ final class PricedOps {
         boolean h2d = kind.way() == TransferKind.Way.H2D;
         addRoute(topology.hostRoute(numa, g).orElseThrow(), h2d, h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE,
             n, res, fac);
+        // a pageable copy's bytes cross host memory three times: the CPU reads them from the
+        // program's buffer and writes them to a staging buffer, the DMA reads (or writes) that one
+        // (Pearson 2018, sec. 4.2.1)
+        boolean pageable = kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H;
+        addMemory(numa, pageable ? 3 : 1, res, fac);
       }
     }
     int[] r = new int[res.size()];
@@ -222,6 +228,14 @@ final class PricedOps {
       f[k] = fac.get(k);
     }
     return new Priced(e, r, f);
+  }
+
+  /** Adds the memory of NUMA node {@code numa}'s CPU, crossed {@code times} per data byte. */
+  private void addMemory(int numa, double times, List<int[]> res, List<Double> fac) {
+    node.cpuOfNuma(numa).ifPresent(cpu -> {
+      res.add(new int[] {links.memoryResource(node.cpus().indexOf(cpu))});
+      fac.add(times);
+    });
   }
 
   /** Adds a route's links, crossed from its first vertex ({@code forward}) or from its last. */

@@ -158,12 +158,17 @@ public final class ReplayResult {
     List<LinkUse> uses = new ArrayList<>();
     if (o.samples()) {
       for (int r = 0; r < links.resources(); r++) {
+        List<double[]> pts = links.samples(r);
+        if (pts.stream().noneMatch(x -> x[1] > 0)) {
+          continue;
+        }
+        if (links.isMemory(r)) {
+          uses.add(new LinkUse(links.memoryOf(r).id() + " memory", pts));
+          continue;
+        }
         Node.Link l = links.links().get(r / 2);
         boolean forward = r % 2 == 0;
-        List<double[]> pts = links.samples(r);
-        if (pts.stream().anyMatch(x -> x[1] > 0)) {
-          uses.add(new LinkUse(forward ? l.a() + "->" + l.b() : l.b() + "->" + l.a(), pts));
-        }
+        uses.add(new LinkUse(forward ? l.a() + "->" + l.b() : l.b() + "->" + l.a(), pts));
       }
     }
     ReplayResult r = new ReplayResult(p, node, o, ops, calls, makespan, path, breakdown,
