@@ -247,7 +247,7 @@ final class ModelCommand implements Callable<Integer> {
     o.put("call_time_ns", Math.round(e.callSeconds() * 1e9));
     o.put("bandwidth_bytes_per_s", Math.round(e.bandwidth()));
     o.put("bottleneck_link", e.bottleneck());
-    o.put("route", e.route());
+    o.put("route", route(e));
     o.put("remote", e.remote());
     o.put("latency_ns", Math.round(e.latency().seconds() * 1e9));
     o.put("latency_call_ns", Math.round(e.latency().callSeconds() * 1e9));
@@ -265,15 +265,15 @@ final class ModelCommand implements Callable<Integer> {
 
   private static void text(Node n, TransferEstimate e, PrintWriter out) {
     out.printf(Locale.ROOT, "%s: %s, %s (%d bytes), %s%n", n.name(), e.kind(), Units.size(e.bytes()), e.bytes(),
-        e.route());
+        route(e));
     out.printf(Locale.ROOT, "  time           %s GPU time  (%s)%n", Units.time(e.seconds()), e.method());
-    if (!e.kind().startsWith("fault_")) {
+    if (e.path() != io.apptrace.cost.TransferPath.FAULT) {
       out.printf(Locale.ROOT, "  call           %s  (a blocking call around it, as CUDA events or the host clock time"
           + " it)%n", Units.time(e.callSeconds()));
     }
     out.printf(Locale.ROOT, "  bandwidth      %s%n", Units.bandwidth(e.bandwidth()));
     out.printf(Locale.ROOT, "  bounded by     %s%s%n", e.bottleneck(), e.remote() ? ", a remote route" : "");
-    if (e.kind().startsWith("fault_")) {
+    if (e.path() == io.apptrace.cost.TransferPath.FAULT) {
       out.printf(Locale.ROOT, "  per fault      %s, %s%n", Units.time(e.latency().seconds()), e.latency().source());
     } else {
       out.printf(Locale.ROOT, "  L+o            %s%n", latency(e.latency()));
@@ -284,6 +284,14 @@ final class ModelCommand implements Callable<Integer> {
     for (String note : e.notes()) {
       out.println("  note: " + note);
     }
+  }
+
+  /**
+   * The vertices a transfer crosses as its data travels them ({@code a -> b -> c}), its legs apart
+   * ({@code a -> b | b -> c}: a staged copy's way down and up).
+   */
+  static String route(TransferEstimate e) {
+    return String.join(" | ", e.legs().stream().map(l -> l.travelled().describe()).toList());
   }
 
   /**
@@ -319,7 +327,7 @@ final class ModelCommand implements Callable<Integer> {
       }
       return;
     }
-    out.printf(Locale.ROOT, "%s: %s, %s; %s; L+o %s%n", n.name(), first.kind(), first.route(),
+    out.printf(Locale.ROOT, "%s: %s, %s; %s; L+o %s%n", n.name(), first.kind(), route(first),
         first.method(), latency(first.latency()));
     out.println(row("size", "time", "bandwidth", "Peak BW", "back-of-env.", "call"));
     for (TransferEstimate e : rows) {

@@ -73,9 +73,9 @@ final class PageFaultMigration {
         + node.name(), true, null, latency.getAsDouble(), Timing.GPU, Optional.empty());
     Baselines base = Baselines.of(0, bytes, List.of(route.bottleneck().bandwidth()));
     String kind = "fault_" + way.name().toLowerCase(Locale.ROOT);
-    String path = along ? route.describe() : route.reversed().describe();
-    return new TransferEstimate(kind, bytes, seconds, seconds, bound.id() + " (" + bound.describe() + ")", path,
-        route.remote(), lat, String.format(Locale.ROOT, "Pearson 2018, Table 5.5: %.0f faults of %s each",
+    return new TransferEstimate(kind, bytes, seconds, seconds, bound.id() + " (" + bound.describe() + ")",
+        TransferPath.FAULT, List.of(new TransferLeg(route, along, access)), way == TransferKind.Way.P2P ? -1
+            : model.numa(where, src), route.remote(), lat, String.format(Locale.ROOT, "Pearson 2018, Table 5.5: %.0f faults of %s each",
             faults, Units.time(latency.getAsDouble())), base.peakBw(), base.backOfEnvelope(), List.of());
   }
 }

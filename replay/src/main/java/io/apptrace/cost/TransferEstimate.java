@@ -13,7 +13,10 @@ import java.util.List;
  * @param callSeconds the modelled duration of a blocking call around the copy, as CUDA events or
  *     the host clock time it
  * @param bottleneck the link that bounds it, described
- * @param route the vertices it crosses ({@code a -> b -> c}; two routes for a staged copy)
+ * @param path which way its bytes go
+ * @param legs the routes it crosses, in the order the data crosses them (two for a staged copy)
+ * @param hostNuma the NUMA node whose memory it reads or writes (a staged copy's staging node), -1
+ *     for none
  * @param remote whether it crosses a bus between CPU sockets
  * @param latency the L+o it counts, and where that came from
  * @param method the equation or measurement used
@@ -22,9 +25,10 @@ import java.util.List;
  * @param notes what the user should know (no measured L+o, no peer access, ...)
  */
 public record TransferEstimate(String kind, long bytes, double seconds, double callSeconds, String bottleneck,
-    String route, boolean remote, TransferModel.Latency latency, String method, double peakBwSeconds,
+    TransferPath path, List<TransferLeg> legs, int hostNuma, boolean remote, TransferModel.Latency latency, String method, double peakBwSeconds,
     double backOfEnvelopeSeconds, List<String> notes) {
   public TransferEstimate {
+    legs = List.copyOf(legs);
     notes = List.copyOf(notes);
   }
 
@@ -44,7 +48,8 @@ public record TransferEstimate(String kind, long bytes, double seconds, double c
   }
 
   TransferEstimate withNotes(List<String> n) {
-    return new TransferEstimate(kind, bytes, seconds, callSeconds, bottleneck, route, remote, latency, method,
+    return new TransferEstimate(kind, bytes, seconds, callSeconds, bottleneck, path, legs, hostNuma, remote, latency,
+        method,
         peakBwSeconds, backOfEnvelopeSeconds, n);
   }
 }

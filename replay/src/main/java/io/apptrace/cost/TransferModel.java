@@ -244,10 +244,8 @@ public final class TransferModel {
       notes.add("no measured L+o for " + kind.key() + ": the time counts no fixed overhead");
     }
     Baselines base = Baselines.of(lat.seconds(), n, List.of(route.bottleneck().bandwidth()));
-    // the route as the data travels it: from the GPU for a device-to-host copy
-    String path = h2d ? route.describe() : route.reversed().describe();
     return new TransferEstimate(kind.key(), bytes, views.gpu(), views.call(), bound.id() + " (" + bound.describe()
-        + ")", path, route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
+        + ")", TransferPath.HOST, List.of(new TransferLeg(route, h2d, access)), numa, route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
   }
 
   /**
@@ -308,8 +306,10 @@ public final class TransferModel {
       notes.add("no measured L+o for d2d: the time counts no fixed overhead");
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(gpu.memoryBandwidth()));
+    Topology.Route within = new Topology.Route(List.of(gpu.id()), List.of());
     return new TransferEstimate(TransferKind.D2D.key(), bytes, views.gpu(), views.call(), gpu.id() + " memory ("
-        + Units.bandwidth(gpu.memoryBandwidth()) + ")", gpu.id(), false, lat, String.format(java.util.Locale.ROOT,
+        + Units.bandwidth(gpu.memoryBandwidth()) + ")", TransferPath.DEVICE, List.of(new TransferLeg(within, true,
+            LinkCost.Access.WRITE)), -1, false, lat, String.format(java.util.Locale.ROOT,
             "read and write every byte at %.2f of the memory bandwidth (docs/COST-MODEL.md)",
             DeviceCopy.dramEfficiency()), base.peakBw(), base.backOfEnvelope(), notes);
   }
@@ -328,7 +328,8 @@ public final class TransferModel {
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(route.bottleneck().bandwidth()));
     return new TransferEstimate(TransferKind.PEER.key(), bytes, views.gpu(), views.call(), bound.id() + " ("
-        + bound.describe() + ")", route.describe(), route.remote(), lat,
+        + bound.describe() + ")", TransferPath.PEER, List.of(new TransferLeg(route, true, LinkCost.Access.WRITE)), -1,
+        route.remote(), lat,
         "Abdelhafez et al. 2019, eq. 10 over the peer route", base.peakBw(), base.backOfEnvelope(), notes);
   }
 
@@ -362,9 +363,9 @@ public final class TransferModel {
     }
     Baselines base = Baselines.of(lat.seconds(), bytes, List.of(Math.min(down.bottleneck().bandwidth(),
         up.bottleneck().bandwidth())));
-    String route = down.reversed().describe() + " | " + up.describe();
-    return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, views.gpu(), views.call(), bound, route,
-        down.remote() || up.remote(), lat, "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves,"
+    return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, views.gpu(), views.call(), bound,
+        TransferPath.STAGED, List.of(new TransferLeg(down, false, LinkCost.Access.WRITE), new TransferLeg(up, true,
+            LinkCost.Access.READ)), numa, down.remote() || up.remote(), lat, "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves,"
             + " pipelined", base.peakBw(), base.backOfEnvelope(), notes);
   }
 

@@ -3,6 +3,7 @@ package io.apptrace.replay;
 import io.apptrace.cost.KernelModel;
 import io.apptrace.cost.LinkCost;
 import io.apptrace.cost.TransferEstimate;
+import io.apptrace.cost.TransferLeg;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
@@ -198,28 +199,19 @@ final class PricedOps {
     // the links the data crosses, each with the bytes it carries per data byte
     List<int[]> res = new ArrayList<>();
     List<Double> fac = new ArrayList<>();
-    String g = node.gpus().get(gpu).id();
-    switch (e.kind()) {
-      case "staged_p2p" -> {
-        int staging = numa >= 0 ? numa : topology.localNuma(g);
-        addRoute(topology.hostRoute(staging, g).orElseThrow(), false, LinkCost.Access.WRITE, n, res, fac);
-        addRoute(topology.hostRoute(staging, node.gpus().get(peer).id()).orElseThrow(), true,
-            LinkCost.Access.READ, n, res, fac);
-        addMemory(staging, 2, res, fac); // written from one GPU, read by the other
-      }
-      case "peer" -> addRoute(topology.route(g, node.gpus().get(peer).id()).orElseThrow(), true,
-          LinkCost.Access.WRITE, n, res, fac);
-      case "d2d" -> { } // within the GPU's memory: no link
-      default -> {
-        boolean h2d = kind.way() == TransferKind.Way.H2D;
-        addRoute(topology.hostRoute(numa, g).orElseThrow(), h2d, h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE,
-            n, res, fac);
+    for (TransferLeg leg : e.legs()) {
+      addRoute(leg.route(), leg.along(), leg.access(), n, res, fac);
+    }
+    switch (e.path()) {
+      case STAGED -> addMemory(e.hostNuma(), 2, res, fac); // written from one GPU, read by the other
+      case HOST, FAULT -> {
         // a pageable copy's bytes cross host memory three times: the CPU reads them from the
         // program's buffer and writes them to a staging buffer, the DMA reads (or writes) that one
         // (Pearson 2018, sec. 4.2.1)
         boolean pageable = kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H;
-        addMemory(numa, pageable ? 3 : 1, res, fac);
+        addMemory(e.hostNuma(), pageable ? 3 : 1, res, fac);
       }
+      case PEER, DEVICE -> { } // GPU memory only
     }
     int[] r = new int[res.size()];
     double[] f = new double[res.size()];
@@ -232,6 +224,9 @@ final class PricedOps {
 
   /** Adds the memory of NUMA node {@code numa}'s CPU, crossed {@code times} per data byte. */
   private void addMemory(int numa, double times, List<int[]> res, List<Double> fac) {
+    if (numa < 0) {
+      return;
+    }
     node.cpuOfNuma(numa).ifPresent(cpu -> {
       res.add(new int[] {links.memoryResource(node.cpus().indexOf(cpu))});
       fac.add(times);

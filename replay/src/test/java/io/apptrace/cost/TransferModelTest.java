@@ -64,7 +64,8 @@ class TransferModelTest {
     TransferEstimate e = datasheet(TransferKind.PINNED_H2D, (long) MIB, new TransferModel.Endpoints(0, 0, 0));
     // Abdelhafez et al. 2019, eq. 10: T = L+o + n / BW_eff = 10 us + 1245708 / 15.7538e9 s = 89.07326 us
     assertThat(e.seconds()).isCloseTo(8.907326171875e-05, offset(1e-12));
-    assertThat(e.route()).isEqualTo("cpu0 -> plx0 -> gpu0");
+    assertThat(e.path()).isEqualTo(TransferPath.HOST);
+    assertThat(e.legs()).singleElement().satisfies(l -> assertThat(l.travelled().describe()).isEqualTo("cpu0 -> plx0 -> gpu0"));
     assertThat(e.remote()).isFalse();
     assertThat(e.latency().source()).isEqualTo("measured on test (pinned_h2d)");
     // docs/COST-MODEL.md: Peak BW = L+o + n / Link_BW = 10 us + 66.56 us; back-of-envelope = 66.56 us
@@ -164,7 +165,8 @@ class TransferModelTest {
     TransferEstimate e = datasheet(TransferKind.PINNED_H2D, (long) MIB, new TransferModel.Endpoints(1, 0, 0));
     // the QPI at 19.2 GB/s * 0.6 = 11.52 GB/s bounds it: 10 us + 1048576 / 11.52e9 = 101.0222 us
     assertThat(e.seconds()).isCloseTo(1.0102222222222223e-04, offset(1e-12));
-    assertThat(e.route()).isEqualTo("cpu1 -> cpu0 -> plx0 -> gpu0");
+    assertThat(e.legs()).singleElement().satisfies(l -> assertThat(l.travelled().describe())
+        .isEqualTo("cpu1 -> cpu0 -> plx0 -> gpu0"));
     assertThat(e.remote()).isTrue();
     assertThat(e.bottleneck()).startsWith("cpu0-cpu1 (qpi");
   }
@@ -175,7 +177,8 @@ class TransferModelTest {
     // Abdelhafez et al. 2019, eq. 7 over one NVLink 1.0 lane (20 GB/s): 11 us + (4096 * 16 + 1048576) / 20e9 =
     // 66.7056 us
     assertThat(e.seconds()).isCloseTo(6.67056e-05, offset(1e-12));
-    assertThat(e.route()).isEqualTo("gpu0 -> gpu1");
+    assertThat(e.path()).isEqualTo(TransferPath.PEER);
+    assertThat(e.legs()).singleElement().satisfies(l -> assertThat(l.travelled().describe()).isEqualTo("gpu0 -> gpu1"));
   }
 
   @Test
