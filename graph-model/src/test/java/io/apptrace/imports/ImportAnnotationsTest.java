@@ -1,0 +1,85 @@
+package io.apptrace.imports;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import io.apptrace.proto.AnnotationKind;
+import io.apptrace.proto.Event;
+import io.apptrace.trace.NvtxRanges.Range;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The NVTX ranges and marks each importer writes (docs/IMPORT.md): Kineto user annotations, Nsight
+ * Systems' NVTX_EVENTS and nvprof's markers, as Annotation records that pair into the ranges the
+ * source names, on the thread that named them, with the source's times.
+ */
+class ImportAnnotationsTest {
+  @TempDir Path tmp;
+
+  static final String LEFT_OUT = "NVTX ranges and marks of processes with no CUDA call or GPU work (left out)";
+
+  Importer.Result run(Path in, Path out) throws Exception {
+    return Importer.run(in, out, Importer.Options.defaults().withTmpDir(tmp));
+  }
+
+  /** Two profiler steps with a nested range, a range on a second thread, and what is not a range. */
+  static final String KINETO = """
+      {"traceEvents": [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 10, "tid": 10, "ts": 1000, "dur": 100,
+         "args": {"External id": 1}},
+        {"ph": "X", "cat": "user_annotation", "name": "forward", "pid": 10, "tid": 10, "ts": 1010, "dur": 40},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 1015, "dur": 20},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 1020, "dur": 5,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1030, "dur": 10,
+         "args": {"correlation": 1, "stream": 7, "device": 0}},
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#8", "pid": 10, "tid": 10, "ts": 1100, "dur": 100},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 1120, "dur": 5,
+         "args": {"correlation": 2}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1130, "dur": 10,
+         "args": {"correlation": 2, "stream": 7, "device": 0}},
+        {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#8", "pid": 0, "tid": 7, "ts": 1130, "dur": 10},
+        {"ph": "X", "cat": "user_annotation", "name": "backward", "pid": 10, "tid": 11, "ts": 1150, "dur": 20.5},
+        {"ph": "X", "cat": "user_annotation", "name": "elsewhere", "pid": 99, "tid": 99, "ts": 1000, "dur": 5},
+        {"ph": "X", "cat": "user_annotation", "name": "no duration", "pid": 10, "tid": 10, "ts": 1300}
+      ]}
+      """;
+
+  @Test
+  void kinetoUserAnnotationsAreRangesOfTheirThread() throws Exception {
+    Path in = tmp.resolve("steps.json");
+    Files.writeString(in, KINETO);
+    Path out = tmp.resolve("steps.apptrace");
+    Importer.Result r = run(in, out);
+
+    assertThat(r.source()).containsEntry("user annotations", 6L).containsEntry("GPU user annotations", 1L);
+    assertThat(r.imported()).containsEntry("user annotations", 4L).containsEntry("GPU user annotations", -1L);
+    assertThat(r.warnings()).containsExactly(
+        entry("user annotations that are not complete events with ts and dur (ignored)", 1L), entry(LEFT_OUT, 1L));
+
+    ImportedTrace t = ImportedTrace.read(out);
+    assertThat(t.ranges()).containsExactly(
+        new Range(10, 10, "ProfilerStep#7", "", 1_000_000, 1_100_000, false),
+        new Range(10, 10, "forward", "", 1_010_000, 1_050_000, false),
+        new Range(10, 10, "ProfilerStep#8", "", 1_100_000, 1_200_000, false),
+        new Range(10, 11, "backward", "", 1_150_000, 1_170_500, false));
+    assertThat(t.marks()).isEmpty();
+    // the calls keep their place among the ranges: thread 10 opens its step, then calls
+    assertThat(t.trace().records().stream().filter(x -> x.tid() == 10).map(x -> x.event())
+        .filter(e -> e.hasAnnotation() || e.hasLaunch()).map(ImportAnnotationsTest::shown).toList()).containsExactly(
+            "START ProfilerStep#7 @1000000", "START forward @1010000", "launch @1020000", "END @1050000",
+            "END @1100000", "START ProfilerStep#8 @1100000", "launch @1120000", "END @1200000");
+    assertThat(t.tids()).containsExactly(10, 11);
+  }
+
+  private static String shown(Event e) {
+    if (!e.hasAnnotation()) {
+      return "launch @" + e.getEntryNs();
+    }
+    String kind = e.getAnnotation().getKind() == AnnotationKind.RANGE_START ? "START " : "END";
+    return kind + e.getAnnotation().getMessage() + " @" + e.getEntryNs();
+  }
+}
