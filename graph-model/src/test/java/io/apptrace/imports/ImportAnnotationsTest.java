@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import io.apptrace.proto.AnnotationKind;
 import io.apptrace.proto.Event;
+import io.apptrace.trace.NvtxRanges.Mark;
 import io.apptrace.trace.NvtxRanges.Range;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,5 +82,32 @@ class ImportAnnotationsTest {
     }
     String kind = e.getAnnotation().getKind() == AnnotationKind.RANGE_START ? "START " : "END";
     return kind + e.getAnnotation().getMessage() + " @" + e.getEntryNs();
+  }
+
+  @Test
+  void nsysNvtxEventsAreRangesAndMarksOfTheirThreadAndDomain() throws Exception {
+    Path db = tmp.resolve("nvtx.sqlite");
+    NsysFixture.withNvtx(db);
+    Path out = tmp.resolve("nvtx.apptrace");
+    Importer.Result r = run(db, out);
+
+    assertThat(r.source()).containsEntry("NVTX ranges", 6L).containsEntry("NVTX marks", 1L);
+    assertThat(r.imported()).containsEntry("NVTX ranges", 5L).containsEntry("NVTX marks", 1L)
+        .containsEntry("API calls", 16L);
+    assertThat(r.warnings()).containsExactly(
+        entry("NVTX ranges and marks of a domain the export does not name (taken as the default domain)", 1L),
+        entry(LEFT_OUT, 1L));
+
+    ImportedTrace t = ImportedTrace.read(out);
+    int pid = (int) NsysFixture.PID;
+    int main = (int) NsysFixture.MAIN;
+    assertThat(t.ranges()).containsExactly(
+        new Range(pid, main, "outer", "", 100_000, 400_000, false),
+        new Range(pid, main, "inner", "", 120_000, 160_000, false),
+        new Range(pid, (int) NsysFixture.WORKER, "load", "io", 130_000, 300_000, false),
+        new Range(pid, main, "lost", "", 200_000, 210_000, false),
+        // never popped: it ends with the thread's last call, a cudaMalloc that returns at 421 us
+        new Range(pid, main, "tail", "", 410_000, 421_000, true));
+    assertThat(t.marks()).containsExactly(new Mark(pid, main, "go", "", 150_000));
   }
 }
