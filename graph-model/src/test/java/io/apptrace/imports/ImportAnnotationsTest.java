@@ -110,4 +110,44 @@ class ImportAnnotationsTest {
         new Range(pid, main, "tail", "", 410_000, 421_000, true));
     assertThat(t.marks()).containsExactly(new Mark(pid, main, "go", "", 150_000));
   }
+
+  @Test
+  void nvprofMarkersAreRangesAndMarksOfTheirThread() throws Exception {
+    Path db = tmp.resolve("markers.nvvp");
+    NvprofFixture.writeWithMarkers(db);
+    Path out = tmp.resolve("markers.apptrace");
+    Importer.Result r = run(db, out);
+
+    assertThat(r.source()).containsEntry("NVTX ranges", 4L).containsEntry("NVTX marks", 3L);
+    assertThat(r.imported()).containsEntry("NVTX ranges", 4L).containsEntry("NVTX marks", 2L);
+    assertThat(r.warnings()).containsEntry(
+        "NVTX markers on no host thread (objectKind other than thread or process): ignored", 1L);
+
+    ImportedTrace t = ImportedTrace.read(out);
+    int pid = (int) NvprofFixture.PID;
+    int main = pid;
+    int worker = pid + 1;
+    int quiet = pid + 2; // the thread that made no call: numbered after those that did
+    assertThat(t.ranges()).containsExactly(
+        new Range(pid, main, "step", "", 99_000, 170_000, false),
+        new Range(pid, main, "launch", "", 119_000, 126_000, false),
+        new Range(pid, worker, "io", "net", 199_000, 300_000, false),
+        // never ended: it ends with the thread's last call, a cuCtxSynchronize that returns at 431 us
+        new Range(pid, main, "open", "", 425_000, 431_000, true));
+    assertThat(t.marks()).containsExactly(new Mark(pid, quiet, "hello", "", 50_000),
+        new Mark(pid, main, "go", "", 150_000));
+    assertThat(t.all(Event.BodyCase.ANNOTATION)).filteredOn(e -> e.getAnnotation().getMessage().equals("step"))
+        .singleElement().satisfies(e -> assertThat(e.getAnnotation().getCategory()).isEqualTo(3));
+    assertThat(t.all(Event.BodyCase.THREAD_START)).extracting(e -> e.getThreadStart().getName())
+        .contains("nvprof thread " + 0x0badf00d);
+  }
+
+  @Test
+  void aProfileWithoutRangesListsNone() throws Exception {
+    Path db = tmp.resolve("plain.nvvp");
+    NvprofFixture.write(db);
+    Importer.Result r = run(db, tmp.resolve("plain.apptrace"));
+    assertThat(r.source()).doesNotContainKeys("NVTX ranges", "NVTX marks");
+    assertThat(ImportedTrace.read(tmp.resolve("plain.apptrace")).all(Event.BodyCase.ANNOTATION)).isEmpty();
+  }
 }
