@@ -86,8 +86,9 @@ final class ImportAssembler implements Closeable {
   /**
    * An NVTX annotation the thread made at {@code ns}, as a captured trace records it
    * (docs/TRACE-FORMAT.md, "NVTX ranges and marks"): a range's start or end, paired by
-   * {@code rangeId} within the process, or a mark. Pushes and pops are not taken: the sources give
-   * ranges whole ({@link #range}), or their starts and ends by id.
+   * {@code rangeId} within the process, or a mark. Sources give ranges whole ({@link #range}) or
+   * their starts and ends by id; pushes and pops, which pair by the order of their thread's
+   * events, would depend on how equal times sort.
    *
    * @param domain the NVTX domain's name, "" for the default domain
    * @param category the NVTX category, 0 for none

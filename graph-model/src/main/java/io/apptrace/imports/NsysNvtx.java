@@ -44,11 +44,11 @@ final class NsysNvtx {
       }
       return;
     }
-    String end = NvprofReader.or(db.first(TABLE, "end"), "NULL");
-    String text = NvprofReader.or(db.first(TABLE, "text"), "NULL");
-    String textId = NvprofReader.or(db.first(TABLE, "textId"), "NULL");
-    String domainId = NvprofReader.or(db.first(TABLE, "domainId"), "0");
-    String category = NvprofReader.or(db.first(TABLE, "category"), "0");
+    String end = or(db.first(TABLE, "end"), "NULL");
+    String text = or(db.first(TABLE, "text"), "NULL");
+    String textId = or(db.first(TABLE, "textId"), "NULL");
+    String domainId = or(db.first(TABLE, "domainId"), "0");
+    String category = or(db.first(TABLE, "category"), "0");
     try (ResultSet rs = db.query("SELECT globalTid, " + domainId + ", " + text + " FROM " + TABLE
         + " WHERE eventType = " + DOMAIN_CREATE)) {
       while (rs.next()) {
@@ -82,6 +82,11 @@ final class NsysNvtx {
         }
       }
     }
+  }
+
+  /** {@code col} or a constant when the table lacks it. */
+  private static String or(String col, String constant) {
+    return col != null ? col : constant;
   }
 
   /** A domain's name: "" for the default domain (0) and for one the file does not name. */
