@@ -257,9 +257,10 @@ final class TraceEmitter {
   }
 
   /**
-   * An NVTX annotation, at its time; not before the call written before it, which may have been
-   * moved later (above): the thread's events stay in time order, and a range still holds the calls
-   * it held.
+   * An NVTX annotation, at its time; but just after the call written before it when that call was
+   * moved past it (above), so that the thread's events stay in time order and the call stays on
+   * the side of the annotation where it began (inside a range it began in, outside one it began
+   * before).
    */
   private void annotation(JoinedRow row, ThreadOut t, BatchPipe out) throws IOException {
     AnnotationRow a = row.annotation();
@@ -271,7 +272,8 @@ final class TraceEmitter {
     } else if (kind == AnnotationKind.MARK) {
       em.marks++;
     }
-    add(t, out, Event.newBuilder().setEntryNs(Math.max(row.startNs(), t.lastStart)).setAnnotation(b));
+    long at = row.startNs() < t.lastStart ? t.lastStart + 1 : row.startNs();
+    add(t, out, Event.newBuilder().setEntryNs(at).setAnnotation(b));
   }
 
   /** The body of a call that issued GPU work, and the work's GpuActivity. */

@@ -45,7 +45,12 @@ class ImportAnnotationsTest {
         {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#8", "pid": 0, "tid": 7, "ts": 1130, "dur": 10},
         {"ph": "X", "cat": "user_annotation", "name": "backward", "pid": 10, "tid": 11, "ts": 1150, "dur": 20.5},
         {"ph": "X", "cat": "user_annotation", "name": "elsewhere", "pid": 99, "tid": 99, "ts": 1000, "dur": 5},
-        {"ph": "X", "cat": "user_annotation", "name": "no duration", "pid": 10, "tid": 10, "ts": 1300}
+        {"ph": "X", "cat": "user_annotation", "name": "no duration", "pid": 10, "tid": 10, "ts": 1300},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaFuncGetAttributes", "pid": 10, "tid": 12, "ts": 2000,
+         "dur": 100, "args": {"correlation": 5}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDevice", "pid": 10, "tid": 12, "ts": 2050, "dur": 10,
+         "args": {"correlation": 6}},
+        {"ph": "X", "cat": "user_annotation", "name": "moved", "pid": 10, "tid": 12, "ts": 2040, "dur": 40}
       ]}
       """;
 
@@ -56,24 +61,28 @@ class ImportAnnotationsTest {
     Path out = tmp.resolve("steps.apptrace");
     Importer.Result r = run(in, out);
 
-    assertThat(r.source()).containsEntry("user annotations", 6L).containsEntry("GPU user annotations", 1L);
-    assertThat(r.imported()).containsEntry("user annotations", 4L).containsEntry("GPU user annotations", -1L);
+    assertThat(r.source()).containsEntry("user annotations", 7L).containsEntry("GPU user annotations", 1L);
+    assertThat(r.imported()).containsEntry("user annotations", 5L).containsEntry("GPU user annotations", -1L);
     assertThat(r.warnings()).containsExactly(
-        entry("user annotations that are not complete events with ts and dur (ignored)", 1L), entry(LEFT_OUT, 1L));
+        entry("user annotations that are not complete events with ts and dur (ignored)", 1L), entry(LEFT_OUT, 1L),
+        entry("calls that begin before the previous call of their thread ends: moved to its end", 1L));
 
     ImportedTrace t = ImportedTrace.read(out);
     assertThat(t.ranges()).containsExactly(
         new Range(10, 10, "ProfilerStep#7", "", 1_000_000, 1_100_000, false),
         new Range(10, 10, "forward", "", 1_010_000, 1_050_000, false),
         new Range(10, 10, "ProfilerStep#8", "", 1_100_000, 1_200_000, false),
-        new Range(10, 11, "backward", "", 1_150_000, 1_170_500, false));
+        new Range(10, 11, "backward", "", 1_150_000, 1_170_500, false),
+        // cudaGetDevice began inside it, at 2,050 us, and was moved to 2,100 us, the end of the
+        // call around it: the range ends just after it, so that it still holds it
+        new Range(10, 12, "moved", "", 2_040_000, 2_100_001, false));
     assertThat(t.marks()).isEmpty();
     // the calls keep their place among the ranges: thread 10 opens its step, then calls
     assertThat(t.trace().records().stream().filter(x -> x.tid() == 10).map(x -> x.event())
         .filter(e -> e.hasAnnotation() || e.hasLaunch()).map(ImportAnnotationsTest::shown).toList()).containsExactly(
             "START ProfilerStep#7 @1000000", "START forward @1010000", "launch @1020000", "END @1050000",
             "END @1100000", "START ProfilerStep#8 @1100000", "launch @1120000", "END @1200000");
-    assertThat(t.tids()).containsExactly(10, 11);
+    assertThat(t.tids()).containsExactly(10, 11, 12);
   }
 
   private static String shown(Event e) {
