@@ -17,8 +17,9 @@ import java.util.Map;
  * CUPTI_ACTIVITY_KIND_RUNTIME calls (and _DRIVER where an export has it), the _KERNEL, _MEMCPY
  * and _MEMSET GPU work, _SYNCHRONIZATION and _CUDA_EVENT records, stream kinds from
  * TARGET_INFO_CUDA_STREAM (or the older TARGET_INFO_CUDA_NULL_STREAM), GPUs from TARGET_INFO_GPU,
- * thread and process names, the host name, and NVTX ranges and marks ({@link NsysNvtx}). Names are ids into StringIds. Column sets differ
- * between nsys versions: each is probed, and what a table lacks is a warning, not an error.
+ * thread and process names, the host name, and NVTX ranges and marks ({@link NsysNvtx}). Names
+ * are ids into StringIds. Column sets differ between nsys versions: each is probed, and what a
+ * table lacks is a warning, not an error.
  */
 final class NsysReader {
   static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";

@@ -281,7 +281,8 @@ final class NvprofFixture {
 
   private void marker(long id, int flags, long ns, int thread, String name, String domain) throws SQLException {
     row("CUPTI_ACTIVITY_KIND_MARKER", "flags", flags, "timestamp", ns, "id", id, "objectKind", 2, "objectId",
-        le((int) PID, thread, 0), "name", name == null ? 0 : string(name), "domain", domain == null ? 0 : string(domain));
+        le((int) PID, thread, 0), "name", name == null ? 0 : string(name), "domain",
+        domain == null ? 0 : string(domain));
   }
 
   /** Every table, and no rows but the version and StringTable's first entry (a profile of a run that did nothing). */
