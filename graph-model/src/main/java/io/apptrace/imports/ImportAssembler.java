@@ -1,5 +1,6 @@
 package io.apptrace.imports;
 
+import io.apptrace.proto.AnnotationKind;
 import io.apptrace.proto.DeviceInfo;
 import io.apptrace.proto.Note;
 import java.io.Closeable;
@@ -11,12 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every importer produces, assembled into an ordinary trace. An importer hands over API
- * calls, GPU operations, synchronization records and event records as it reads them, in any
- * order ({@link ImportRows} keeps them, on disk where they outgrow memory), and states what its
- * source says besides ({@link SourceFacts}). {@link #write} then joins the rows by (process,
- * correlation id) ({@link CorrelationJoin}), places GPU work whose call the trace lacks
- * ({@link OrphanPlacer}) and writes each host thread's calls in time order, each call carrying the
- * operation it issued or the synchronization it did ({@link TraceEmitter}).
+ * calls, GPU operations, synchronization records, event records and NVTX ranges and marks as it
+ * reads them, in any order ({@link ImportRows} keeps them, on disk where they outgrow memory), and
+ * states what its source says besides ({@link SourceFacts}). {@link #write} then joins the rows by
+ * (process, correlation id) ({@link CorrelationJoin}), places GPU work whose call the trace lacks
+ * ({@link OrphanPlacer}), puts the annotations among their threads' rows, and writes each host
+ * thread's calls in time order, each call carrying the operation it issued or the synchronization
+ * it did ({@link TraceEmitter}).
  *
  * <p>Profilers record no addresses, so no Copy carries pointers; the graph gives each copy
  * endpoint its own value (docs/IMPORT.md).
@@ -28,6 +30,8 @@ final class ImportAssembler implements Closeable {
   private final ImportWarnings warnings = new ImportWarnings();
   /** Names (functions, kernels) by id, as the rows hold them. */
   final Strings strings = new Strings();
+  /** The last range id {@link #range} gave. */
+  private long lastRangeId;
 
   ImportAssembler(Path tmpDir, int chunkRecords) {
     this.tmpDir = tmpDir;
@@ -77,6 +81,35 @@ final class ImportAssembler implements Closeable {
   /** What a cudaEventRecord call (correlation {@code corr}) recorded on. */
   void eventRecord(long proc, long corr, long stream, long event, long device) {
     rows.eventRecord(proc, corr, stream, event, device);
+  }
+
+  /**
+   * An NVTX annotation the thread made at {@code ns}, as a captured trace records it
+   * (docs/TRACE-FORMAT.md, "NVTX ranges and marks"): a range's start or end, paired by
+   * {@code rangeId} within the process, or a mark. Sources give ranges whole ({@link #range}) or
+   * their starts and ends by id; pushes and pops, which pair by the order of their thread's
+   * events, would depend on how equal times sort.
+   *
+   * @param domain the NVTX domain's name, "" for the default domain
+   * @param category the NVTX category, 0 for none
+   */
+  void annotation(long pid, long tid, long ns, AnnotationKind kind, String message, String domain, long rangeId,
+      long category) {
+    rows.annotation(pid, tid, ns, kind.getNumber(), strings.id(message == null ? "" : message),
+        strings.id(domain == null ? "" : domain), rangeId, category);
+  }
+
+  /**
+   * A range the thread opened at {@code startNs} and that closed at {@code endNs} (Long.MIN_VALUE:
+   * never; the trace's reader then closes it at the thread's last event): a start and an end
+   * paired by a range id of the import's own, which pairs them whatever order equal times come in.
+   */
+  void range(long pid, long tid, long startNs, long endNs, String message, String domain, long category) {
+    long id = ++lastRangeId;
+    annotation(pid, tid, startNs, AnnotationKind.RANGE_START, message, domain, id, category);
+    if (endNs != Long.MIN_VALUE) {
+      annotation(pid, tid, Math.max(endNs, startNs), AnnotationKind.RANGE_END, "", domain, id, 0);
+    }
   }
 
   // ---- what the source says besides ----
@@ -153,6 +186,7 @@ final class ImportAssembler implements Closeable {
       CorrelationJoin join = new CorrelationJoin(warnings, orphans);
       join.run(rows, joined);
       orphans.placeInto(joined);
+      annotations(joined);
       TraceEmitter.Emitted em = new TraceEmitter(facts, strings, warnings).emit(joined, out);
       em.syncRecords = join.syncsJoined();
       em.duplicateCalls = join.duplicates();
@@ -162,6 +196,27 @@ final class ImportAssembler implements Closeable {
           em.overlapping);
       return em;
     }
+  }
+
+  /**
+   * The annotations, among the rows of their threads; those of a process that made no call and ran
+   * no GPU work are left out (a profiler records every process it saw; the trace holds the CUDA ones).
+   */
+  private void annotations(JoinedRows joined) {
+    AnnotationRow a = new AnnotationRow();
+    JoinedRow row = new JoinedRow();
+    long left = 0;
+    try (RecordSorter.Cursor c = rows.sortedAnnotations()) {
+      while (c.next()) {
+        a.read(c);
+        if (joined.hasProcess(a.pid())) {
+          joined.add(row.forAnnotation(a));
+        } else if (a.kind() != AnnotationKind.RANGE_END_VALUE) {
+          left++; // a range counts once, by its start
+        }
+      }
+    }
+    warnings.warn("NVTX ranges and marks of processes with no CUDA call or GPU work (left out)", left);
   }
 
   @Override

@@ -5,12 +5,13 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The four tables an importer fills, in any order, as it reads its source: API calls
- * ({@link CallRow}), GPU operations ({@link GpuOpRow}), synchronization records ({@link SyncRow})
- * and event records ({@link EventRecordRow}). Every row is keyed by (process key, correlation id,
- * sequence number), the sequence numbering the rows of all four tables in the order they were
- * handed over; each table is a {@link RecordSorter}, so memory stays bounded whatever the source's
- * size, and {@link CorrelationJoin} reads them back sorted by that key.
+ * The tables an importer fills, in any order, as it reads its source: API calls
+ * ({@link CallRow}), GPU operations ({@link GpuOpRow}), synchronization records ({@link SyncRow}),
+ * event records ({@link EventRecordRow}) and NVTX annotations ({@link AnnotationRow}). The first
+ * four are keyed by (process key, correlation id, sequence number), the annotations by the
+ * sequence number alone, which numbers the rows of all the tables in the order they were handed
+ * over; each table is a {@link RecordSorter}, so memory stays bounded whatever the source's size,
+ * and {@link CorrelationJoin} reads the first four back sorted by that key.
  */
 final class ImportRows implements Closeable {
   /** Every table is sorted by (process key, correlation id, sequence number). */
@@ -20,10 +21,12 @@ final class ImportRows implements Closeable {
   private final RecordSorter gpuOps;
   private final RecordSorter syncs;
   private final RecordSorter records;
+  private final RecordSorter annotations;
   private final CallRow call = new CallRow();
   private final GpuOpRow gpuOp = new GpuOpRow();
   private final SyncRow sync = new SyncRow();
   private final EventRecordRow record = new EventRecordRow();
+  private final AnnotationRow annotation = new AnnotationRow();
   private long seq;
   /** Rows handed over so far, published every 4,096 for a progress line on another thread. */
   private AtomicLong progress = new AtomicLong();
@@ -37,6 +40,8 @@ final class ImportRows implements Closeable {
     gpuOps = new RecordSorter(GpuOpRow.WIDTH, KEYS, tmpDir, chunkRecords);
     syncs = new RecordSorter(SyncRow.WIDTH, KEYS, tmpDir, chunkRecords);
     records = new RecordSorter(EventRecordRow.WIDTH, KEYS, tmpDir, chunkRecords);
+    // handed over in sequence order already: sorting them costs one comparison a row
+    annotations = new RecordSorter(AnnotationRow.WIDTH, 1, tmpDir, chunkRecords);
   }
 
   /** Where the count of rows handed over is published (for a progress line). */
@@ -78,6 +83,11 @@ final class ImportRows implements Closeable {
     records.add(record.set(proc, corr, nextSeq(), stream, event, device).cells);
   }
 
+  /** An NVTX annotation; see {@link ImportAssembler#annotation}. */
+  void annotation(long pid, long tid, long ns, int kind, long messageId, long domainId, long rangeId, long category) {
+    annotations.add(annotation.set(nextSeq(), pid, tid, ns, kind, messageId, domainId, rangeId, category).cells);
+  }
+
   /** The calls, sorted; no more may be added. */
   RecordSorter.Cursor sortedCalls() {
     return calls.sorted();
@@ -95,11 +105,17 @@ final class ImportRows implements Closeable {
     return records.sorted();
   }
 
+  /** The annotations in the order they were handed over; no more may be added. */
+  RecordSorter.Cursor sortedAnnotations() {
+    return annotations.sorted();
+  }
+
   @Override
   public void close() {
     calls.close();
     gpuOps.close();
     syncs.close();
     records.close();
+    annotations.close();
   }
 }

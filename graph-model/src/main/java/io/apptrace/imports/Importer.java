@@ -331,6 +331,8 @@ public final class Importer {
         case "memcpys" -> em.memcpys;
         case "memsets" -> em.memsets;
         case "synchronizations", "cuda_sync records" -> em.syncRecords;
+        case "NVTX ranges", "user annotations" -> em.ranges;
+        case "NVTX marks" -> em.marks;
         default -> -1L;
       });
     }

@@ -4,8 +4,9 @@ package io.apptrace.imports;
  * The layout of a joined row: what one event of a host thread becomes once {@link CorrelationJoin}
  * has joined the tables by correlation id. A call, with the GPU operation it issued, the
  * synchronization record that says what it waited for, and the stream its event record recorded
- * on; or GPU work whose call the trace lacks, on a synthetic thread ({@link OrphanPlacer}). Rows
- * sort by (pid, tid, start, sequence, sub-row): each thread's events in time order.
+ * on; GPU work whose call the trace lacks, on a synthetic thread ({@link OrphanPlacer}); or an
+ * NVTX annotation of the thread. Rows sort by (pid, tid, start, sequence, sub-row): each thread's
+ * events in time order.
  */
 final class JoinedRow {
   private static final int PID = 0;
@@ -15,7 +16,7 @@ final class JoinedRow {
   private static final int SUB = 4;
   /** The sort key: pid, tid, start, sequence, sub-row. */
   static final int KEYS = 5;
-  private static final int ROLE = 5; // CALL, ORPHAN or EXTRA
+  private static final int ROLE = 5; // CALL, ORPHAN, EXTRA or ANNOTATION
   private static final int DUR = 6;
   private static final int NAME = 7;
   private static final int RESULT = 8;
@@ -29,6 +30,17 @@ final class JoinedRow {
   private static final int R = S + SyncRow.PAYLOAD;
   /** Longs a row takes. */
   static final int WIDTH = R + EventRecordRow.PAYLOAD;
+  /**
+   * An annotation's columns from AnnotationRow.KIND on, where a GPU operation's would be, past its
+   * kind column (which stays 0: an annotation is no GPU work). Rows stay as narrow as they were.
+   */
+  private static final int A = G + 1;
+
+  static {
+    if (AnnotationRow.PAYLOAD > GpuOpRow.PAYLOAD - 1) {
+      throw new AssertionError("an annotation's columns do not fit in a GPU operation's");
+    }
+  }
 
   /** A traced call, with the first GPU operation it issued, if any. */
   static final int CALL = 0;
@@ -36,11 +48,14 @@ final class JoinedRow {
   static final int ORPHAN = 1;
   /** A call's second or later GPU operation (a graph launch), carried by a call of its own. */
   static final int EXTRA = 2;
+  /** An NVTX range start or end, or mark, the thread made: no call, it lasts no time. */
+  static final int ANNOTATION = 3;
 
   final long[] cells = new long[WIDTH];
   private final GpuOpRow gpu = new GpuOpRow(cells, G - GpuOpRow.KIND);
   private final SyncRow sync = new SyncRow(cells, S - SyncRow.TYPE);
   private final EventRecordRow record = new EventRecordRow(cells, R - EventRecordRow.STREAM);
+  private final AnnotationRow annotation = new AnnotationRow(cells, A - AnnotationRow.KIND);
 
   /** This row set to the cursor's current record (from {@code at} on in it). */
   JoinedRow read(RecordSorter.Cursor c, int at) {
@@ -79,6 +94,24 @@ final class JoinedRow {
     cells[RESULT] = 0;
     cells[CORR] = corr;
     cells[PROC] = proc;
+    return this;
+  }
+
+  /** The columns of an annotation: an ANNOTATION row with no GPU work, synchronization or event record. */
+  JoinedRow forAnnotation(AnnotationRow a) {
+    clearGpuSyncAndRecord();
+    cells[PID] = a.pid();
+    cells[TID] = a.tid();
+    cells[START] = a.ns();
+    cells[SEQ] = a.seq();
+    cells[SUB] = 0;
+    cells[ROLE] = ANNOTATION;
+    cells[DUR] = 0;
+    cells[NAME] = a.messageId();
+    cells[RESULT] = 0;
+    cells[CORR] = 0;
+    cells[PROC] = 0;
+    a.copyPayloadTo(cells, A);
     return this;
   }
 
@@ -135,7 +168,7 @@ final class JoinedRow {
     return cells[SEQ];
   }
 
-  /** CALL, ORPHAN or EXTRA. */
+  /** CALL, ORPHAN, EXTRA or ANNOTATION. */
   int role() {
     return (int) cells[ROLE];
   }
@@ -188,5 +221,10 @@ final class JoinedRow {
   /** The event record (columns from its stream on); stream -2 when none. */
   EventRecordRow record() {
     return record;
+  }
+
+  /** An ANNOTATION row's annotation (columns from its kind on). */
+  AnnotationRow annotation() {
+    return annotation;
   }
 }

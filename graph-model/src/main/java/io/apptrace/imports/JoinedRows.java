@@ -56,6 +56,11 @@ final class JoinedRows implements Closeable {
     return streamsOfPid.getOrDefault(pid, Map.of());
   }
 
+  /** Whether process {@code pid} has rows. */
+  boolean hasProcess(long pid) {
+    return firstOfPid.containsKey(pid);
+  }
+
   /** The earliest time of process {@code pid}'s rows, else {@code otherwise}. */
   long firstOf(long pid, long otherwise) {
     return firstOfPid.getOrDefault(pid, otherwise);

@@ -22,7 +22,9 @@ import java.util.regex.Pattern;
  * {@code cuda_driver}, {@code kernel}, {@code gpu_memcpy}, {@code gpu_memset}, {@code cuda_sync})
  * and the older ({@code Runtime}, {@code Driver}, {@code Kernel}, {@code Memcpy}, {@code Memset}).
  * Calls and GPU work are joined by {@code args.correlation}; an event without it waits for the
- * {@link KinetoFlowJoin}. GPU tracks are pid = device, tid = stream where args do not say.
+ * {@link KinetoFlowJoin}. GPU tracks are pid = device, tid = stream where args do not say. User
+ * annotations ({@code user_annotation}: {@code record_function} ranges, {@code ProfilerStep#N})
+ * become NVTX ranges of their thread.
  */
 final class KinetoMapper {
   /** Counts of what the file holds, by kind, as the import report shows them. */
@@ -55,7 +57,7 @@ final class KinetoMapper {
   static boolean imported(String cat) {
     return switch (cat) {
       case "cuda_runtime", "Runtime", "cuda_driver", "Driver", "kernel", "Kernel", "gpu_memcpy", "Memcpy",
-          "gpu_memset", "Memset", "cuda_sync", "ac2g", "async_cpu_to_gpu" -> true;
+          "gpu_memset", "Memset", "cuda_sync", "ac2g", "async_cpu_to_gpu", "user_annotation" -> true;
       default -> false;
     };
   }
@@ -89,6 +91,10 @@ final class KinetoMapper {
       case "gpu_memcpy", "Memcpy" -> gpuEvent(e, GpuActivityKind.GPU_MEMCPY, "memcpys");
       case "gpu_memset", "Memset" -> gpuEvent(e, GpuActivityKind.GPU_MEMSET, "memsets");
       case "cuda_sync" -> syncEvent(e);
+      case "user_annotation" -> userAnnotation(e);
+      // the GPU-side span of a user annotation, on a stream's track: the host range is the one
+      // imported, so these are counted only (read no further than their "cat")
+      case "gpu_user_annotation" -> count("GPU user annotations");
       case "ac2g", "async_cpu_to_gpu" -> {
         if ("s".equals(e.ph) || "f".equals(e.ph)) {
           count("flow events");
@@ -146,6 +152,18 @@ final class KinetoMapper {
       return;
     }
     out.call(0, e.correlation, e.pid, e.tid, e.ts, e.dur, e.name, 0);
+  }
+
+  /**
+   * A {@code record_function} range (or the profiler's own {@code ProfilerStep#N}) on its host
+   * thread: an NVTX range of the default domain named as the event is.
+   */
+  private void userAnnotation(KinetoEvent e) {
+    count("user annotations");
+    if (!complete(e, "user annotations") || e.name == null) {
+      return;
+    }
+    out.range(e.pid, e.tid, e.ts, e.ts + e.dur, e.name, "", 0);
   }
 
   private void gpuEvent(KinetoEvent e, GpuActivityKind kind, String what) {

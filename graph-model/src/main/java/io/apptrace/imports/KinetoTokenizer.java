@@ -150,7 +150,7 @@ final class KinetoTokenizer {
         case "cat" -> {
           e.cat = KinetoValues.text(p, v);
           if (e.ph != null && !"M".equals(e.ph) && !(e.cat == null || used.test(e.cat))) {
-            // a CPU op, annotation or other event the importer does not use: the rest is skipped unread
+            // a CPU op, GPU-side annotation or other event the importer does not use: the rest is skipped unread
             skipRest(p);
             return;
           }

@@ -17,8 +17,9 @@ import java.util.Map;
  * CUPTI_ACTIVITY_KIND_RUNTIME calls (and _DRIVER where an export has it), the _KERNEL, _MEMCPY
  * and _MEMSET GPU work, _SYNCHRONIZATION and _CUDA_EVENT records, stream kinds from
  * TARGET_INFO_CUDA_STREAM (or the older TARGET_INFO_CUDA_NULL_STREAM), GPUs from TARGET_INFO_GPU,
- * thread and process names, and the host name. Names are ids into StringIds. Column sets differ
- * between nsys versions: each is probed, and what a table lacks is a warning, not an error.
+ * thread and process names, the host name, and NVTX ranges and marks ({@link NsysNvtx}). Names
+ * are ids into StringIds. Column sets differ between nsys versions: each is probed, and what a
+ * table lacks is a warning, not an error.
  */
 final class NsysReader {
   static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";
@@ -97,6 +98,14 @@ final class NsysReader {
     }
     if (db.has(DRIVER)) {
       calls(DRIVER, "driver calls");
+    }
+    NsysNvtx nvtx = new NsysNvtx(db, out, names);
+    nvtx.read();
+    if (nvtx.ranges > 0) {
+      source.put("NVTX ranges", nvtx.ranges);
+    }
+    if (nvtx.marks > 0) {
+      source.put("NVTX marks", nvtx.marks);
     }
   }
 
@@ -209,7 +218,7 @@ final class NsysReader {
   private void strings() throws SQLException {
     List<String> refs = new ArrayList<>();
     for (String[] tc : new String[][] {{RUNTIME, "nameId"}, {DRIVER, "nameId"}, {KERNEL, "demangledName"},
-        {KERNEL, "shortName"}, {KERNEL, "mangledName"}, {"ThreadNames", "nameId"}}) {
+        {KERNEL, "shortName"}, {KERNEL, "mangledName"}, {"ThreadNames", "nameId"}, {NsysNvtx.TABLE, "textId"}}) {
       if (db.has(tc[0], tc[1])) {
         refs.add("SELECT " + tc[1] + " FROM " + tc[0]);
       }

@@ -14,7 +14,8 @@ import java.util.Map;
  * {@link CuptiCallbacks}), the _KERNEL, _CONCURRENT_KERNEL, _MEMCPY, _MEMCPY2 and _MEMSET GPU
  * work ({@link NvprofGpuWork}), _SYNCHRONIZATION and _CUDA_EVENT records, stream kinds from
  * _STREAM (and the NULL stream of each _CONTEXT), process and thread names from _NAME, and the
- * machine from _DEVICE, _NVLINK and _PCIE ({@link NvprofTopology}). Names are ids into
+ * machine from _DEVICE, _NVLINK and _PCIE ({@link NvprofTopology}), NVTX ranges and marks from
+ * _MARKER ({@link NvprofMarkers}). Names are ids into
  * StringTable; every table has an {@code _id_} row id. Columns are probed: what a table lacks is
  * a warning, not an error.
  *
@@ -52,6 +53,8 @@ final class NvprofReader {
   private final Map<Long, Long> contextDevice = new HashMap<>();
   /** (pid, CUPTI thread id) to the trace's thread id. */
   private final Map<Long, Long> tids = new HashMap<>();
+  /** Threads numbered so far, per pid. */
+  private final Map<Long, Long> threadsOfPid = new LinkedHashMap<>();
 
   NvprofReader(SqliteFile db, ImportAssembler out) {
     this.db = db;
@@ -100,6 +103,14 @@ final class NvprofReader {
     source.put("synchronizations", syncs());
     source.put("event records", events());
     topology.links();
+    NvprofMarkers markers = new NvprofMarkers(db, out, strings, this::markerThread);
+    markers.read();
+    if (markers.ranges > 0) {
+      source.put("NVTX ranges", markers.ranges);
+    }
+    if (markers.marks > 0) {
+      source.put("NVTX marks", markers.marks);
+    }
   }
 
   private void absent(String table, String consequence) {
@@ -133,10 +144,13 @@ final class NvprofReader {
   /** The StringTable entries the other tables refer to. */
   private void strings() throws SQLException {
     List<String> refs = new ArrayList<>();
-    for (String t : List.of(KERNEL, CONCURRENT_KERNEL, DEVICE, NAME)) {
+    for (String t : List.of(KERNEL, CONCURRENT_KERNEL, DEVICE, NAME, NvprofMarkers.MARKER)) {
       if (db.has(t, "name")) {
         refs.add("SELECT name FROM " + t);
       }
+    }
+    if (db.has(NvprofMarkers.MARKER, "domain")) {
+      refs.add("SELECT domain FROM " + NvprofMarkers.MARKER);
     }
     strings = new StringTable(db, "StringTable", "_id_", "value", refs);
   }
@@ -169,16 +183,10 @@ final class NvprofReader {
     if (parts.isEmpty()) {
       return;
     }
-    Map<Long, Long> threadsOfPid = new LinkedHashMap<>();
     try (ResultSet rs = db.query("SELECT p, t, MIN(start) FROM (" + String.join(" UNION ALL ", parts)
         + ") GROUP BY p, t ORDER BY 3, 1, 2")) {
       while (rs.next()) {
-        long pid = rs.getLong(1) & INVALID;
-        long thread = rs.getLong(2) & INVALID;
-        long n = threadsOfPid.merge(pid, 1L, Long::sum) - 1;
-        long tid = Math.max(pid, 1) + n; // tid 0 means "the collector" in a trace
-        tids.put(key(pid, thread), tid);
-        out.threadName(pid, tid, "nvprof thread " + thread);
+        number(rs.getLong(1) & INVALID, rs.getLong(2) & INVALID);
       }
     }
     if (!threadsOfPid.isEmpty()) {
@@ -191,8 +199,29 @@ final class NvprofReader {
     }
   }
 
+  /** The next number of process {@code pid} for CUPTI thread {@code thread}. */
+  private long number(long pid, long thread) {
+    long n = threadsOfPid.merge(pid, 1L, Long::sum) - 1;
+    long tid = Math.max(pid, 1) + n; // tid 0 means "the collector" in a trace
+    tids.put(key(pid, thread), tid);
+    out.threadName(pid, tid, "nvprof thread " + thread);
+    return tid;
+  }
+
   private long tid(long pid, long thread) {
     return tids.getOrDefault(key(pid, thread), Math.max(pid, 1));
+  }
+
+  /**
+   * The trace's thread of an NVTX marker: that of its calls, or, for a thread that made none, a
+   * number after the others'; a marker of a process (thread -1) goes on its first thread.
+   */
+  private long markerThread(long pid, long thread) {
+    if (thread < 0) {
+      return tid(pid, thread);
+    }
+    Long tid = tids.get(key(pid, thread));
+    return tid != null ? tid : number(pid, thread);
   }
 
   /** Process and thread names (CUpti_ActivityName: objectId is {processId, threadId}). */

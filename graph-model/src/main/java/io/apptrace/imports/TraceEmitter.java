@@ -1,5 +1,7 @@
 package io.apptrace.imports;
 
+import io.apptrace.proto.Annotation;
+import io.apptrace.proto.AnnotationKind;
 import io.apptrace.proto.Api;
 import io.apptrace.proto.Batch;
 import io.apptrace.proto.ClockDomain;
@@ -31,8 +33,9 @@ import java.util.TreeSet;
  * process a ProcessStart, the notes, a DeviceInfo per GPU its work ran on and a StreamOp creating
  * each stream it uses; per thread a ThreadStart, then each call with what it did (the body of its
  * GPU operation, followed by the operation's GpuActivity; or what it synchronized with), a
- * SetDevice where the device changes. A call that begins before the previous call of its thread
- * ended starts when that one ended: the replay runs a thread's calls one after the other.
+ * SetDevice where the device changes, and its NVTX annotations among its calls. A call that begins
+ * before the previous call of its thread ended starts when that one ended: the replay runs a
+ * thread's calls one after the other.
  */
 final class TraceEmitter {
   /** Events in a batch. */
@@ -66,6 +69,9 @@ final class TraceEmitter {
     long orphans;
     /** Calls added to carry a call's second and later GPU operations (graph launches). */
     long extras;
+    /** Annotations that open a range, and marks. */
+    long ranges;
+    long marks;
     long events;
     final Set<Long> threads = new HashSet<>();
     final Set<Long> processes = new HashSet<>();
@@ -80,6 +86,8 @@ final class TraceEmitter {
     long device;
     /** When the thread's last call ended: calls run one after the other on a thread. */
     long lastEnd = Long.MIN_VALUE;
+    /** When the thread's last call began, as written. */
+    long lastStart = Long.MIN_VALUE;
 
     ThreadOut(int pid, int tid) {
       this.pid = pid;
@@ -204,6 +212,10 @@ final class TraceEmitter {
   }
 
   private void emitRow(JoinedRow row, ThreadOut t, ProcOut p, BatchPipe out) throws IOException {
+    if (row.role() == JoinedRow.ANNOTATION) {
+      annotation(row, t, out);
+      return;
+    }
     if (row.startNs() < t.lastEnd) {
       // a call inside the previous one (clock rounding, or a profiler that nests records): the
       // replay runs a thread's calls one after the other, so it starts when that one ended
@@ -215,6 +227,7 @@ final class TraceEmitter {
       row.durationNs(Math.max(0, end - t.lastEnd));
     }
     t.lastEnd = row.startNs() + row.durationNs();
+    t.lastStart = row.startNs();
     long start = row.startNs();
     String fn = strings.get(row.nameId());
     Event.Builder e = Event.newBuilder().setEntryNs(start).setDurationNs(row.durationNs())
@@ -241,6 +254,26 @@ final class TraceEmitter {
     if (ga != null) {
       add(t, out, Event.newBuilder().setEntryNs(start).setGpu(ga));
     }
+  }
+
+  /**
+   * An NVTX annotation, at its time; but just after the call written before it when that call was
+   * moved past it (above), so that the thread's events stay in time order and the call stays on
+   * the side of the annotation where it began (inside a range it began in, outside one it began
+   * before).
+   */
+  private void annotation(JoinedRow row, ThreadOut t, BatchPipe out) throws IOException {
+    AnnotationRow a = row.annotation();
+    AnnotationKind kind = AnnotationKind.forNumber(a.kind());
+    Annotation.Builder b = Annotation.newBuilder().setKind(kind).setMessage(strings.get(row.nameId()))
+        .setDomain(strings.get(a.domainId())).setRangeId(a.rangeId()).setCategory((int) a.category());
+    if (kind == AnnotationKind.RANGE_START || kind == AnnotationKind.RANGE_PUSH) {
+      em.ranges++;
+    } else if (kind == AnnotationKind.MARK) {
+      em.marks++;
+    }
+    long at = row.startNs() < t.lastStart ? t.lastStart + 1 : row.startNs();
+    add(t, out, Event.newBuilder().setEntryNs(at).setAnnotation(b));
   }
 
   /** The body of a call that issued GPU work, and the work's GpuActivity. */

@@ -233,6 +233,65 @@ final class NsysFixture {
     }
   }
 
+  /**
+   * The recent schema with NVTX_EVENTS, its columns those of the SAXPY export in
+   * ../shared/realdata (eventType 59 push/pop range, 60 start/end range, 34 mark, 75 domain
+   * create, 39 a thread's name):
+   *
+   * <pre>
+   * type  thread  time (ns)          text (or textId)  domain
+   * 75    MAIN    500                "io" = domain 1
+   * 59    MAIN    100,000-400,000    outer
+   * 59    MAIN    120,000-160,000    textId "inner"
+   * 60    WORKER  130,000-300,000    load              io (its end on MAIN)
+   * 34    MAIN    150,000            go
+   * 39    MAIN    1,000              "main thread"      (not a range)
+   * 59    MAIN    410,000-           tail              (never popped: end NULL)
+   * 59    pid 77  10,000-20,000      elsewhere         (a process with no CUDA call: left out)
+   * 59    MAIN    200,000-210,000    lost              domain 9, which no row names
+   * </pre>
+   */
+  static void withNvtx(Path file) throws SQLException {
+    recent(file);
+    NsysFixture f = new NsysFixture(file, true);
+    try (Connection c = f.db) {
+      f.exec("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId"
+          + " INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId"
+          + " INTEGER REFERENCES StringIds(id), domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue"
+          + " REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT)");
+      f.nvtx(500, null, 75, "io", null, MAIN, MAIN, 1);
+      f.nvtx(100_000, 400_000L, 59, "outer", null, MAIN, MAIN, 0);
+      f.exec("INSERT INTO StringIds VALUES (1000, 'inner')"); // past the ids recent() gave
+      f.nvtx(120_000, 160_000L, 59, null, 1000L, MAIN, MAIN, 0);
+      f.nvtx(130_000, 300_000L, 60, "load", null, WORKER, MAIN, 1);
+      f.nvtx(150_000, null, 34, "go", null, MAIN, MAIN, 0);
+      f.nvtx(1_000, null, 39, "main thread", null, MAIN, MAIN, 0);
+      f.nvtx(410_000, null, 59, "tail", null, MAIN, MAIN, 0);
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid,"
+          + " domainId) VALUES (10000, 20000, 59, 'elsewhere', ?, 0)")) {
+        p.setLong(1, (1L << 48) | 77L << 24 | 77);
+        p.execute();
+      }
+      f.nvtx(200_000, 210_000L, 59, "lost", null, MAIN, MAIN, 9);
+    }
+  }
+
+  private void nvtx(long start, Long end, int type, String text, Long textId, long tid, long endTid, long domain)
+      throws SQLException {
+    try (PreparedStatement p = db.prepareStatement("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid,"
+        + " endGlobalTid, textId, domainId) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      p.setLong(1, start);
+      p.setObject(2, end);
+      p.setInt(3, type);
+      p.setString(4, text);
+      p.setLong(5, globalTid(PID, tid));
+      p.setObject(6, type == 60 ? globalTid(PID, endTid) : null);
+      p.setObject(7, textId);
+      p.setLong(8, domain);
+      p.execute();
+    }
+  }
+
   /** The older schema: duplicated call records, no MEMSET, CUDA_EVENT or TARGET_INFO_CUDA_STREAM. */
   static void older(Path file) throws SQLException {
     NsysFixture f = new NsysFixture(file, false);

@@ -94,11 +94,14 @@ final class NvprofFixture {
         + " portDev0 portDev1 bandwidth");
     TABLES.put("CUPTI_ACTIVITY_KIND_PCIE", "type id domain pcieGeneration linkRate linkWidth upstreamBus attr");
     TABLES.put("CUPTI_ACTIVITY_KIND_OVERHEAD", "overheadKind objectKind objectId start end");
+    // as in the real profiles, which have them empty
+    TABLES.put("CUPTI_ACTIVITY_KIND_MARKER", "flags timestamp id objectKind objectId name domain");
+    TABLES.put("CUPTI_ACTIVITY_KIND_MARKER_DATA", "flags id payloadKind payload color category");
   }
 
   /** Columns nvprof stores as BLOBs: CUPTI's unions and arrays. */
   static final Set<String> BLOBS = Set.of("cacheConfig", "objectId", "uuid", "idDev0", "idDev1", "portDev0",
-      "portDev1", "attr", "CUPTI_ACTIVITY_KIND_PCIE.id");
+      "portDev1", "attr", "CUPTI_ACTIVITY_KIND_PCIE.id", "payload");
 
   static boolean blob(String table, String column) {
     return BLOBS.contains(column) || BLOBS.contains(table + "." + column);
@@ -238,6 +241,48 @@ final class NvprofFixture {
       f.create();
       f.fill();
     }
+  }
+
+  /**
+   * The profile {@link #write} writes, with NVTX markers (CUpti_ActivityMarker2 records: flags 1
+   * mark, 2 start, 4 end; pushes and pops come as starts and ends):
+   *
+   * <pre>
+   * id  flags      thread            time (ns)         name    domain  category
+   * 1   start/end  MAIN              99,000-170,000    step            3
+   * 2   start/end  MAIN              119,000-126,000   launch
+   * 3   start/end  WORKER, end MAIN  199,000-300,000   io      net
+   * 4   mark       MAIN              150,000           go
+   * 5   mark       0x0badf00d        50,000            hello             (a thread that made no call)
+   * 6   mark       stream 13         160,000           gpu               (on no host thread: ignored)
+   * 7   start      MAIN              425,000           open              (never ended)
+   * </pre>
+   */
+  static void writeWithMarkers(Path file) throws SQLException {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
+      NvprofFixture f = new NvprofFixture(c, Set.of());
+      f.create();
+      f.fill();
+      f.marker(1, 2, 99_000, MAIN_THREAD, "step", null);
+      f.marker(1, 4, 170_000, MAIN_THREAD, null, null);
+      f.row("CUPTI_ACTIVITY_KIND_MARKER_DATA", "flags", 2, "id", 1, "payload", new byte[8], "color", 0xff00ff00,
+          "category", 3);
+      f.marker(2, 2, 119_000, MAIN_THREAD, "launch", null);
+      f.marker(2, 4, 126_000, MAIN_THREAD, null, null);
+      f.marker(3, 2, 199_000, WORKER_THREAD, "io", "net");
+      f.marker(3, 4, 300_000, MAIN_THREAD, null, "net");
+      f.marker(4, 1, 150_000, MAIN_THREAD, "go", null);
+      f.marker(5, 1, 50_000, 0x0badf00d, "hello", null);
+      f.row("CUPTI_ACTIVITY_KIND_MARKER", "flags", 1, "timestamp", 160_000, "id", 6, "objectKind", 5, "objectId",
+          le(0, 1, 13), "name", f.string("gpu"), "domain", 0);
+      f.marker(7, 2, 425_000, MAIN_THREAD, "open", null);
+    }
+  }
+
+  private void marker(long id, int flags, long ns, int thread, String name, String domain) throws SQLException {
+    row("CUPTI_ACTIVITY_KIND_MARKER", "flags", flags, "timestamp", ns, "id", id, "objectKind", 2, "objectId",
+        le((int) PID, thread, 0), "name", name == null ? 0 : string(name), "domain",
+        domain == null ? 0 : string(domain));
   }
 
   /** Every table, and no rows but the version and StringTable's first entry (a profile of a run that did nothing). */

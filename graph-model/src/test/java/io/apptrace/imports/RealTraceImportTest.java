@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.apptrace.trace.NvtxRanges;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -69,6 +71,13 @@ class RealTraceImportTest {
     for (String k : new String[] {"API calls", "kernels", "memcpys", "memsets", "cuda_sync records"}) {
       assertThat(r.imported().get(k)).as(k).isEqualTo(r.source().get(k));
     }
+    long annotations = cats.getOrDefault("user_annotation", 0L);
+    if (annotations > 0) { // each a range of its thread
+      assertThat(r.source()).containsEntry("user annotations", annotations);
+      assertThat(r.imported()).containsEntry("user annotations", annotations);
+    } else {
+      assertThat(r.source()).doesNotContainKey("user annotations");
+    }
     if (kernels >= 0) {
       assertThat(r.imported().get("kernels")).isEqualTo(kernels);
     }
@@ -76,6 +85,23 @@ class RealTraceImportTest {
       assertThat(r.imported().get("memcpys")).isEqualTo(memcpys);
     }
     assertThat(r.truncatedAt()).isNull();
+  }
+
+  @org.junit.jupiter.api.Test
+  void theA100TrainingTraceHasItsFiveProfilerStepsAsRanges() throws Exception {
+    Path in = realdata().resolve("hta-kineto-traces").resolve("a100-sxm4-80gb_train_rank0.json.gz");
+    assumeThat(Files.isRegularFile(in)).as("the real traces are in ../shared/realdata (absent here)").isTrue();
+    Path out = tmp.resolve("t.apptrace");
+    Importer.run(in, out, Importer.Options.defaults().withTmpDir(tmp));
+    List<NvtxRanges.Range> steps = ImportedTrace.read(out).ranges().stream()
+        .filter(x -> x.name().startsWith("ProfilerStep")).toList();
+    // as the file has them (ts and dur in us), on the main thread, one after the other
+    assertThat(steps).containsExactly(
+        new NvtxRanges.Range(4515, 4515, "ProfilerStep#550", "", 1683564901548726000L, 1683564901758474000L, false),
+        new NvtxRanges.Range(4515, 4515, "ProfilerStep#551", "", 1683564901758519000L, 1683564901975002000L, false),
+        new NvtxRanges.Range(4515, 4515, "ProfilerStep#552", "", 1683564901975043000L, 1683564902191162000L, false),
+        new NvtxRanges.Range(4515, 4515, "ProfilerStep#553", "", 1683564902191203000L, 1683564902406670000L, false),
+        new NvtxRanges.Range(4515, 4515, "ProfilerStep#554", "", 1683564902406714000L, 1683564902622930000L, false));
   }
 
   /** Complete events by category, counted with a plain streaming pass. */
@@ -135,7 +161,17 @@ class RealTraceImportTest {
       Files.copy(s, db);
     }
     Map<String, Long> rows = new HashMap<>();
+    long nvtxRanges = 0;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement st = c.createStatement()) {
+      try (ResultSet rs = st.executeQuery("SELECT count(*) FROM sqlite_master WHERE name = 'NVTX_EVENTS'")) {
+        rs.next();
+        if (rs.getLong(1) > 0) {
+          try (ResultSet n = st.executeQuery("SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)")) {
+            n.next();
+            nvtxRanges = n.getLong(1);
+          }
+        }
+      }
       for (String t : new String[] {"RUNTIME", "KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION"}) {
         try (ResultSet rs = st.executeQuery("SELECT count(*) FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_"
             + t + "'")) {
@@ -161,5 +197,9 @@ class RealTraceImportTest {
     assertThat(r.imported().get("kernels")).isEqualTo(kernels);
     assertThat(r.imported().get("memcpys")).isEqualTo(memcpys);
     assertThat(r.imported().get("GPU work with no traced call")).isZero();
+    // SAXPY's 22 NVTX ranges (15 of them in the MPI wrapper's domain); CloverLeaf has none
+    assertThat(nvtxRanges).isEqualTo(file.startsWith("saxpy") ? 22 : 0);
+    assertThat(r.source().getOrDefault("NVTX ranges", 0L)).isEqualTo(nvtxRanges);
+    assertThat(r.imported().getOrDefault("NVTX ranges", 0L)).isEqualTo(nvtxRanges);
   }
 }

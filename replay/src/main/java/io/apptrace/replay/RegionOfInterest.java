@@ -44,29 +44,53 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         List.<long[]>of(new long[] {first, Long.MAX_VALUE}));
   }
 
-  /** Every instance of the range named {@code spec}, or its k-th with {@code NAME#k} (from 1). */
+  /**
+   * Every instance of the range named {@code spec}, or its k-th with {@code NAME#k} (from 1). A
+   * name with a number, {@code NAME#N}, is an instance of NAME too (Kineto names its steps
+   * {@code ProfilerStep#N}); a range named exactly {@code spec} as written comes first: with steps
+   * 550 to 554, {@code ProfilerStep#552} is step 552, {@code ProfilerStep#3} the third
+   * (step 552 as well), {@code ProfilerStep} all five.
+   */
   public static RegionOfInterest range(ReplayProgram p, String spec) throws NotFound {
     Named n = Named.of(spec, "--roi");
+    List<CallLog.Range> exact = new ArrayList<>();
     List<CallLog.Range> found = new ArrayList<>();
     for (CallLog.Range r : p.ranges()) {
-      if (n.matches(r.name(), r.domain())) {
+      if (n.k > 0 && n.exactly(r.name(), r.domain())) {
+        exact.add(r);
+      }
+      if (n.inFamily(r.name(), r.domain())) {
         found.add(r);
       }
+    }
+    if (!exact.isEmpty()) {
+      return new RegionOfInterest("range '" + spec + "', " + exact.size() + " instance(s)", windows(exact));
     }
     found.sort(java.util.Comparator.comparingLong(CallLog.Range::startNs));
     if (found.isEmpty()) {
       throw new NotFound("--roi: the trace has no range named '" + n.name + "'" + known(rangeNames(p)));
     }
     if (n.k > found.size()) {
-      throw new NotFound("--roi: the trace has " + found.size() + " instance(s) of range '" + n.name + "', not "
-          + n.k);
+      String first = found.get(0).name();
+      String last = found.get(found.size() - 1).name();
+      throw new NotFound("--roi: the trace has " + (first.equals(n.name) && last.equals(n.name) ? ""
+          : "no range named '" + spec + "', and ") + found.size() + " instance(s) of range '" + n.name + "'"
+          + (first.equals(last) ? "" : " (" + first + " to " + last + ")") + ", not " + n.k);
     }
+    if (n.k == 0) {
+      return new RegionOfInterest("range '" + n.name + "', " + found.size() + " instance(s)", windows(found));
+    }
+    CallLog.Range r = found.get(n.k - 1);
+    return new RegionOfInterest("range '" + n.name + "', instance " + n.k + " of " + found.size()
+        + (r.name().equals(n.name) ? "" : " (" + r.name() + ")"), windows(List.of(r)));
+  }
+
+  private static List<long[]> windows(List<CallLog.Range> ranges) {
     List<long[]> w = new ArrayList<>();
-    for (CallLog.Range r : n.k > 0 ? List.of(found.get(n.k - 1)) : found) {
+    for (CallLog.Range r : ranges) {
       w.add(new long[] {r.startNs(), r.endNs()});
     }
-    return new RegionOfInterest(n.k > 0 ? "range '" + n.name + "', instance " + n.k + " of " + found.size()
-        : "range '" + n.name + "', " + found.size() + " instance(s)", merge(w));
+    return merge(w);
   }
 
   /**
@@ -84,18 +108,31 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         + (to == null ? "the end" : "'" + to + "'"), List.<long[]>of(new long[] {start, end}));
   }
 
-  /** The entry (start) or exit (end) of the k-th call, or the time of the k-th mark, named so. */
+  /**
+   * The entry (start) or exit (end) of the k-th call, or the time of the k-th mark, named so (as
+   * for ranges: one named exactly as written comes first, and {@code NAME#N} is an instance of NAME).
+   */
   private static long at(ReplayProgram p, Named n, boolean start) throws NotFound {
     List<Long> times = new ArrayList<>();
+    if (n.k > 0) {
+      for (CallLog.Mark m : p.marks()) {
+        if (n.exactly(m.name(), m.domain())) {
+          times.add(m.ns());
+        }
+      }
+      if (!times.isEmpty()) {
+        return java.util.Collections.min(times);
+      }
+    }
     for (ReplayProgram.Thread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (n.matches(c.name(), "")) {
+        if (n.inFamily(c.name(), "")) {
           times.add(start ? c.entryNs() : c.entryNs() + c.durationNs());
         }
       }
     }
     for (CallLog.Mark m : p.marks()) {
-      if (n.matches(m.name(), m.domain())) {
+      if (n.inFamily(m.name(), m.domain())) {
         times.add(m.ns());
       }
     }
@@ -141,11 +178,14 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     return out;
   }
 
-  /** A name with an optional {@code #k} (k from 1) and an optional {@code domain:} prefix... only as written. */
-  private record Named(String name, int k, String flag) {
+  /**
+   * A name as written ({@code spec}): NAME with an optional {@code #k} (k from 1), NAME perhaps
+   * {@code domain:name}.
+   */
+  private record Named(String spec, String name, int k, String flag) {
     static Named of(String spec, String flag) throws NotFound {
       int hash = spec.lastIndexOf('#');
-      if (hash > 0 && hash + 1 < spec.length() && spec.substring(hash + 1).chars().allMatch(Character::isDigit)) {
+      if (hash > 0 && numbered(spec, hash)) {
         int k;
         try {
           k = Integer.parseInt(spec.substring(hash + 1));
@@ -155,13 +195,29 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         if (k < 1) {
           throw new NotFound(flag + ": '" + spec + "': instances count from 1");
         }
-        return new Named(spec.substring(0, hash), k, flag);
+        return new Named(spec, spec.substring(0, hash), k, flag);
       }
-      return new Named(spec, 0, flag);
+      return new Named(spec, spec, 0, flag);
     }
 
-    boolean matches(String n, String domain) {
-      return name.equals(n) || (!domain.isEmpty() && name.equals(domain + ":" + n));
+    /** Whether {@code s} ends in '#' and digits from {@code hash} on. */
+    private static boolean numbered(String s, int hash) {
+      return hash + 1 < s.length() && s.substring(hash + 1).chars().allMatch(Character::isDigit);
+    }
+
+    /** Whether {@code n} of {@code domain} is named {@code spec} as written. */
+    boolean exactly(String n, String domain) {
+      return spec.equals(n) || (!domain.isEmpty() && spec.equals(domain + ":" + n));
+    }
+
+    /** Whether {@code n} of {@code domain} is NAME, or NAME#N (an instance numbered by the program). */
+    boolean inFamily(String n, String domain) {
+      return is(n) || (!domain.isEmpty() && is(domain + ":" + n));
+    }
+
+    private boolean is(String full) {
+      return full.equals(name) || (full.length() > name.length() + 1 && full.startsWith(name)
+          && full.charAt(name.length()) == '#' && numbered(full, name.length()));
     }
   }
 

@@ -88,6 +88,33 @@ class RegionOfInterestTest {
   }
 
   @Test
+  void numberedRangesAreInstancesOfTheirNameAndTheNameAsWrittenComesFirst() throws Exception {
+    // Kineto names its steps ProfilerStep#N, N counting from where the profiler started
+    ReplayProgram p = program().withAnnotations(List.of(
+        new CallLog.Range(0, "ProfilerStep#550", "", 100 * MS, 110 * MS),
+        new CallLog.Range(0, "ProfilerStep#551", "", 130 * MS, 140 * MS)), List.of());
+    RegionOfInterest all = RegionOfInterest.range(p, "ProfilerStep");
+    assertThat(all.description()).isEqualTo("range 'ProfilerStep', 2 instance(s)");
+    assertThat(all.cut(p).ops()).hasSize(4);
+
+    RegionOfInterest own = RegionOfInterest.range(p, "ProfilerStep#551");
+    assertThat(own.description()).isEqualTo("range 'ProfilerStep#551', 1 instance(s)");
+    assertThat(own.windows()).containsExactly(new long[] {130 * MS, 140 * MS});
+
+    RegionOfInterest first = RegionOfInterest.range(p, "ProfilerStep#1");
+    assertThat(first.description()).isEqualTo("range 'ProfilerStep', instance 1 of 2 (ProfilerStep#550)");
+    assertThat(first.windows()).containsExactly(new long[] {100 * MS, 110 * MS});
+    assertThat(first.cut(p).ops()).hasSize(2);
+
+    assertThatThrownBy(() -> RegionOfInterest.range(p, "ProfilerStep#3")).hasMessage("--roi: the trace has no range"
+        + " named 'ProfilerStep#3', and 2 instance(s) of range 'ProfilerStep' (ProfilerStep#550 to"
+        + " ProfilerStep#551), not 3");
+    // a name that merely starts the same is no instance
+    assertThatThrownBy(() -> RegionOfInterest.range(p, "Profiler")).hasMessageStartingWith(
+        "--roi: the trace has no range named 'Profiler'");
+  }
+
+  @Test
   void aRegionAfterTheContextWasCreatedDoesNotCreateItAgain() throws Exception {
     ProgramFixture f = new ProgramFixture().simulated();
     int s = f.blocking();
