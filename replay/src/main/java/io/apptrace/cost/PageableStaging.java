@@ -16,8 +16,13 @@ package io.apptrace.cost;
  *
  * @param gpuSeconds the span of the DMAs on the GPU
  * @param callSeconds the whole pipeline, as the call around it sees it
+ * @param hostBeforeSeconds the CPU's copy before the first DMA can start (host to device: the first
+ *     chunk staged), else 0
+ * @param hostAfterSeconds the CPU's copy after the last DMA ended (device to host: the last chunk
+ *     copied out), else 0
  */
-record PageableStaging(double gpuSeconds, double callSeconds) {
+public record PageableStaging(double gpuSeconds, double callSeconds, double hostBeforeSeconds,
+    double hostAfterSeconds) {
   /**
    * The pipeline for {@code bytes} in chunks of {@code chunkBytes}.
    *
@@ -61,6 +66,7 @@ record PageableStaging(double gpuSeconds, double callSeconds) {
       dmaPrev = dmaEnd;
     }
     double end = hostToDevice ? dmaPrev : cpuPrev;
-    return new PageableStaging(dmaPrev - firstDmaStart, end);
+    return new PageableStaging(dmaPrev - firstDmaStart, end, hostToDevice ? firstDmaStart : 0,
+        hostToDevice ? 0 : cpuPrev - dmaPrev);
   }
 }

@@ -182,6 +182,36 @@ public final class TransferModel {
     }
   }
 
+  /**
+   * The CPU's part of a pageable copy around its DMAs (docs/REPLAY.md, "Copies"): the first chunk it
+   * stages before the first DMA (host to device) and the last it copies out after the last DMA
+   * (device to host); empty for other kinds, for a node without a measured memcpy bandwidth of
+   * the copy's CPU (the staging is then inside the equation's time), and for a transfer a
+   * measured curve prices.
+   *
+   * @param gpu the node's GPU
+   * @param numa the NUMA node of the pageable memory
+   */
+  public Optional<PageableStaging> pageableStaging(TransferKind kind, long bytes, int gpu, int numa, Setting setting)
+      throws NodeFileException {
+    if (kind != TransferKind.PAGEABLE_H2D && kind != TransferKind.PAGEABLE_D2H
+        || setting == Setting.MEASURED && node.measured().curves().containsKey(kind)) {
+      return Optional.empty();
+    }
+    Node.Gpu g = gpu(gpu);
+    Optional<Node.Cpu> cpu = node.cpuOfNuma(numa);
+    Double memcpy = cpu.map(c -> node.measured().memcpyBandwidth().get(c.id())).orElse(null);
+    Optional<Topology.Route> route = topology.hostRoute(numa, g.id());
+    if (memcpy == null || route.isEmpty()) {
+      return Optional.empty();
+    }
+    boolean h2d = kind == TransferKind.PAGEABLE_H2D;
+    double chunk = node.measured().stagingChunkBytes();
+    double dma = routeBandwidth(route.get(), Math.min(bytes, chunk), h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE,
+        h2d);
+    return Optional.of(PageableStaging.of(bytes, chunk, h2d, memcpy, dma));
+  }
+
   private TransferEstimate hostTransfer(TransferKind kind, long bytes, Node.Gpu gpu, int numa, Setting setting)
       throws NodeFileException {
     boolean h2d = kind.way() == TransferKind.Way.H2D;

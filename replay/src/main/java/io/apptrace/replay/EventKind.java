@@ -13,6 +13,8 @@ enum EventKind {
   OP_PHASE_ENDS(1),
   /** An operation's measured dispatch delay is over ({@code --keep-measured}, {@link MeasuredTiming}). */
   DISPATCH_DELAY_OVER(1),
+  /** A pageable copy's first chunk is staged by the calling thread: its DMA may start. */
+  STAGING_OVER(1),
   /** A host thread's call returns. */
   CALL_ENDS(2),
   /** A host thread's next call starts, after the host time before it. */

@@ -216,7 +216,9 @@ final class HostThreads {
     long when = Long.MIN_VALUE;
     int binding = -1;
     for (int target : waitTargets[i]) {
-      long r = (long) (Double.isNaN(t.release[target]) ? t.end[target] : t.release[target]);
+      // a pageable copy from the GPU: the thread copies the last chunk out after the DMA
+      long r = (long) (Double.isNaN(t.release[target]) ? t.end[target] : t.release[target]) + Clock.ticks(
+          t.hostAfterNs[target]);
       if (r > when) {
         when = r;
         binding = target;

@@ -56,6 +56,14 @@ final class OpLifecycle {
       queue.push(clock.at(delay), EventKind.DISPATCH_DELAY_OVER, i);
       return;
     }
+    // a pageable copy's DMA waits for the calling thread to stage its first chunk
+    double staging = t.issue[i] + t.hostBeforeNs[i] - clock.now();
+    if (staging >= 1) {
+      t.stagedCause[i] = cause;
+      t.stagedCauseId[i] = id;
+      queue.push(clock.at(staging), EventKind.STAGING_OVER, i);
+      return;
+    }
     t.state[i] = OpState.READY;
     t.ready[i] = clock.now();
     t.causeType[i] = cause;
@@ -63,6 +71,12 @@ final class OpLifecycle {
       t.causeId[i] = id;
     }
     engines.ready(i);
+  }
+
+  /** Operation {@code i}'s first chunk is staged: it is ready, for what made it ready before. */
+  void stagingOver(int i) {
+    t.hostBeforeNs[i] = 0;
+    ready(i, t.stagedCause[i], t.stagedCauseId[i]);
   }
 
   /** Operation {@code i}'s measured dispatch delay is over. */

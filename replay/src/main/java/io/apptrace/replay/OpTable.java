@@ -26,6 +26,16 @@ final class OpTable {
   /** Priced by a model (not kept as measured). */
   final boolean[] modelled;
   final boolean[] lowerBound;
+  /**
+   * A pageable copy's CPU part around its DMAs, ns (docs/REPLAY.md, "Copies"): before, the first
+   * chunk staged by the calling thread before the DMA can start; after, the last chunk copied out
+   * after the DMA ends, before a thread waiting for the copy may go on. 0 for other operations.
+   */
+  final double[] hostBeforeNs;
+  final double[] hostAfterNs;
+  /** Why an operation whose staging delays it became ready, kept until the staging is over. */
+  final int[] stagedCause;
+  final int[] stagedCauseId;
   /** A copy's Peak-BW and back-of-envelope baselines alone on the node, ns. */
   final double[] peakBwNs;
   final double[] boeNs;
@@ -55,6 +65,10 @@ final class OpTable {
     factors = new double[size][];
     modelled = new boolean[size];
     lowerBound = new boolean[size];
+    hostBeforeNs = new double[size];
+    hostAfterNs = new double[size];
+    stagedCause = new int[size];
+    stagedCauseId = new int[size];
     peakBwNs = nans(size);
     boeNs = nans(size);
     state = new OpState[size];

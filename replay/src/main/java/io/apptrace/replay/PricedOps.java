@@ -181,6 +181,10 @@ final class PricedOps {
       return;
     }
     t.modelled[i] = true;
+    model.pageableStaging(kind, op.bytes(), gpu, numa, o.setting()).ifPresent(p -> {
+      t.hostBeforeNs[i] = p.hostBeforeSeconds() * 1e9;
+      t.hostAfterNs[i] = p.hostAfterSeconds() * 1e9;
+    });
     double latency = e.latency().seconds() * 1e9;
     double data = e.seconds() * 1e9 - latency;
     t.phase[i] = latency;

@@ -59,6 +59,10 @@ final class ReplayLoop {
           lifecycle.delayOver(id);
           engines.dispatch();
         }
+        case STAGING_OVER -> {
+          lifecycle.stagingOver(id);
+          engines.dispatch();
+        }
         case CALL_ENDS -> hosts.callEnded(id);
         case CALL_STARTS -> hosts.runCall(id);
       }
