@@ -104,6 +104,11 @@ final class ReplayCommand implements Callable<Integer> {
       + " model or measured (docs/REPLAY.md, \"CUDA calls\").")
   String callCosts = "auto";
 
+  @Option(names = "--diff", paramLabel = "N", arity = "0..1", fallbackValue = "10", description = "After the"
+      + " comparison of the nodes, list the N operations (default 10) whose projected durations differ most between"
+      + " the first node and each other one.")
+  Integer diff;
+
   @Option(names = "--managed-host-reads", paramLabel = "R", description = "What the host reads of managed memory,"
       + " which no trace sees: sync (default: after each synchronization, what the GPU wrote, migrating back by page"
       + " faults) or none (docs/REPLAY.md, \"Managed memory\").")
@@ -211,7 +216,7 @@ final class ReplayCommand implements Callable<Integer> {
     ExportFile.write(timeline, o -> ChromeTrace.write(results, o), stdout);
     PrintWriter out = exportToStdout ? spec.commandLine().getErr() : stdout;
     if (json) {
-      ObjectNode root = ReplayJson.of(results, file.toString());
+      ObjectNode root = ReplayJson.of(results, file.toString(), diff == null ? 0 : diff);
       region.ifPresent(r -> root.put("region", r));
       warnings.forEach(root.withArray("warnings")::add);
       referenceJson(root, ref, fallbacks);
@@ -219,7 +224,8 @@ final class ReplayCommand implements Callable<Integer> {
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       region.ifPresent(out::println);
-      new ReplayText(out).report(results, file.toString(), referenceLines(ref, targets, fallbacks));
+      new ReplayText(out, diff == null ? 0 : diff).report(results, file.toString(), referenceLines(ref, targets,
+          fallbacks));
       for (String f : failed) {
         out.println();
         out.println("not replayed on " + f);
@@ -399,6 +405,9 @@ final class ReplayCommand implements Callable<Integer> {
     }
     io.apptrace.replay.CallCosts.Policy costs = io.apptrace.replay.CallCosts.Policy.of(callCosts).orElseThrow(
         () -> new UserException("--call-costs: '" + callCosts + "' is not auto, model or measured", ExitCodes.BAD_USAGE));
+    if (diff != null && diff < 0) {
+      throw new UserException("--diff " + diff + ": give how many operations to list, 1 or more", ExitCodes.BAD_USAGE);
+    }
     io.apptrace.replay.ManagedHostReads reads = io.apptrace.replay.ManagedHostReads.of(managedHostReads);
     if (reads == null) {
       throw new UserException("--managed-host-reads: '" + managedHostReads + "' is not sync or none",

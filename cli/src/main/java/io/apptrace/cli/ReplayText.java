@@ -15,10 +15,20 @@ final class ReplayText {
   /** Critical-path segments printed in the text report. */
   private static final int PATH_SHOWN = 12;
 
+  /** Categories shown per comparison of two nodes. */
+  private static final int WHY_SHOWN = 4;
+
   private final PrintWriter out;
+  private final int diffOps;
 
   ReplayText(PrintWriter out) {
+    this(out, 0);
+  }
+
+  /** @param diffOps how many operations to list per comparison of two nodes ({@code --diff}; 0: none) */
+  ReplayText(PrintWriter out, int diffOps) {
     this.out = out;
+    this.diffOps = diffOps;
   }
 
   /**
@@ -126,7 +136,47 @@ final class ReplayText {
     if (results.size() > 1) {
       out.println();
       comparison(results);
+      why(io.apptrace.replay.NodeComparison.againstFirst(results, diffOps));
     }
+  }
+
+  /**
+   * Per node after the first, why its projection differs: the categories of the critical path
+   * whose times differ most, and with {@code --diff} the operations that do.
+   */
+  private void why(List<io.apptrace.replay.NodeComparison> comparisons) {
+    for (io.apptrace.replay.NodeComparison c : comparisons) {
+      StringBuilder line = new StringBuilder();
+      int shown = 0;
+      for (io.apptrace.replay.NodeComparison.Category k : c.categories()) {
+        if (shown++ == WHY_SHOWN) {
+          break;
+        }
+        line.append(line.length() == 0 ? "" : "; ").append(label(k.name())).append(' ')
+            .append(signed(k.differenceNs())).append(" (").append(Units.time(k.baseNs() * 1e-9)).append(" -> ")
+            .append(Units.time(k.otherNs() * 1e-9)).append(')');
+      }
+      out.printf(Locale.ROOT, "%s against %s (%.2fx): %s%n", c.other().node().name(), c.base().node().name(),
+          c.speedup(), line.length() == 0 ? "the same critical path" : line);
+      if (!c.ops().isEmpty()) {
+        out.println("  operations that differ most (duration on " + c.base().node().name() + " -> "
+            + c.other().node().name() + "):");
+        for (io.apptrace.replay.NodeComparison.Op o : c.ops()) {
+          ReplayProgram.Op op = c.base().program().ops().get(o.op());
+          out.printf(Locale.ROOT, "    op %-6d %-7s %-36s %12s -> %-12s %s%n", o.op(),
+              op.kind().name().toLowerCase(Locale.ROOT), abbreviate(op.name(), 36), Units.time(o.baseNs() * 1e-9),
+              Units.time(o.otherNs() * 1e-9), signed(o.differenceNs()));
+        }
+      }
+    }
+  }
+
+  private static String signed(double ns) {
+    return (ns < 0 ? "-" : "+") + Units.time(Math.abs(ns) * 1e-9);
+  }
+
+  private static String abbreviate(String s, int n) {
+    return s.length() <= n ? s : s.substring(0, n - 3) + "...";
   }
 
   /** How the per-node breakdown line names a class. */

@@ -77,6 +77,34 @@ class ReplayCommandTest {
     assertThat(r.out()).doesNotContain("advice: copy/compute pipeline");
   }
 
+  /**
+   * Why the second node's projection differs from the first's: the categories side by side after
+   * the table, and with --diff N the N operations whose durations differ most, in the text and in
+   * the JSON.
+   */
+  @Test
+  void theNodesAreExplainedAgainstTheFirstAndDiffListsTheOperations() throws Exception {
+    Cli text = Cli.run("replay", pipeline.toString(), "--node", "ac922", "--node", "dgx1", "--diff", "3");
+    assertThat(text.exit()).as(text.err()).isZero();
+    assertThat(text.out()).containsPattern("\\ndgx1 against ac922 \\([0-9.]+x\\): [a-z]")
+        .contains("  operations that differ most (duration on ac922 -> dgx1):");
+    long listed = text.out().lines().filter(l -> l.startsWith("    op ")).count();
+    assertThat(listed).isBetween(1L, 3L);
+    com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+        Cli.run("replay", pipeline.toString(), "--node", "ac922", "--node", "dgx1", "--json", "--diff").out());
+    com.fasterxml.jackson.databind.JsonNode c = j.path("comparisons").get(0);
+    assertThat(c.path("node").asText()).isEqualTo("dgx1");
+    assertThat(c.path("against").asText()).isEqualTo("ac922");
+    long first = Math.abs(c.path("categories").get(0).path("difference_ns").asLong());
+    for (com.fasterxml.jackson.databind.JsonNode k : c.path("categories")) {
+      assertThat(Math.abs(k.path("difference_ns").asLong())).as("largest difference first").isLessThanOrEqualTo(first);
+      assertThat(k.path("node_ns").asLong() - k.path("against_ns").asLong()).isEqualTo(k.path("difference_ns")
+          .asLong());
+    }
+    assertThat(c.path("operations").size()).isBetween(1, 10);
+    assertThat(Cli.run("replay", pipeline.toString(), "--node", "ac922", "--diff", "-1").exit()).isEqualTo(2);
+  }
+
   /** OUT.gz holds exactly what OUT holds, compressed. */
   @Test
   void gzipNamedTimelineAndCsvAreThePlainOnesCompressed() throws Exception {

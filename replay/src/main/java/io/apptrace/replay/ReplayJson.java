@@ -18,6 +18,44 @@ public final class ReplayJson {
   private ReplayJson() {}
 
   public static ObjectNode of(List<ReplayResult> results, String trace) {
+    return of(results, trace, 0);
+  }
+
+  /**
+   * The document, with {@code comparisons}: per node after the first, the categories of the
+   * critical path that differ from the first node's ({@link NodeComparison}) and the {@code diffOps}
+   * operations whose durations differ most.
+   */
+  public static ObjectNode of(List<ReplayResult> results, String trace, int diffOps) {
+    ObjectNode root = document(results, trace);
+    ArrayNode comparisons = root.putArray("comparisons");
+    for (NodeComparison c : NodeComparison.againstFirst(results, diffOps)) {
+      ObjectNode o = comparisons.addObject();
+      o.put("node", c.other().node().name());
+      o.put("against", c.base().node().name());
+      o.put("speedup", c.speedup());
+      ArrayNode cats = o.putArray("categories");
+      for (NodeComparison.Category k : c.categories()) {
+        ObjectNode x = cats.addObject();
+        x.put("category", k.name());
+        x.put("against_ns", Math.round(k.baseNs()));
+        x.put("node_ns", Math.round(k.otherNs()));
+        x.put("difference_ns", Math.round(k.differenceNs()));
+      }
+      ArrayNode ops = o.putArray("operations");
+      for (NodeComparison.Op op : c.ops()) {
+        ObjectNode x = ops.addObject();
+        x.put("op", op.op());
+        x.put("name", c.base().program().ops().get(op.op()).name());
+        x.put("against_ns", Math.round(op.baseNs()));
+        x.put("node_ns", Math.round(op.otherNs()));
+        x.put("difference_ns", Math.round(op.differenceNs()));
+      }
+    }
+    return root;
+  }
+
+  private static ObjectNode document(List<ReplayResult> results, String trace) {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode root = mapper.createObjectNode();
     root.put("schema", "apptrace.replay/1");
