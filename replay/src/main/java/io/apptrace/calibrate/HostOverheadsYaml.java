@@ -80,7 +80,7 @@ final class HostOverheadsYaml {
       return s.call() + (z.get(0).bytes() > 0 ? " of " + Units.size(z.get(0).bytes()) : "") + ", median of "
           + z.get(0).reps();
     }
-    return s.call() + ", least squares over " + z.size() + " sizes, " + Units.size(z.get(0).bytes()) + " to "
+    return s.call() + ", fitted over " + z.size() + " sizes from " + Units.size(z.get(0).bytes()) + " to "
         + Units.size(z.get(z.size() - 1).bytes()) + ", medians of " + z.get(0).reps();
   }
 
