@@ -26,13 +26,14 @@ import picocli.CommandLine.Spec;
 /** {@code apptrace calibrate [-o NODE.yaml] [--csv FILE.csv] [--quick] [--sim] [--base NODE]}. */
 @Command(
     name = "calibrate",
-    header = "Measures this machine's copies and writes a node file.",
+    header = "Measures this machine's copies, memsets and CUDA calls and writes a node file.",
     description =
         "Times cudaMemcpy and prefetches of every kind (pinned, pageable, write-combined, device to device, GPU to"
             + " GPU with peer access on and off, managed memory) between every NUMA node and GPU with CUDA events,"
-            + " fits L+o, G and g (docs/COST-MODEL.md), and writes them into a node file's measured section and every"
-            + " time into a CSV that 'apptrace validate transfers' reads (docs/CALIBRATE.md). Without a GPU it"
-            + " calibrates the simulated runtime, saying so: such numbers are not real.")
+            + " fits L+o, G and g (docs/COST-MODEL.md), times memsets the same way and the own cost of each class"
+            + " of CUDA call by the host clock, and writes them into a node file's measured and host_overheads"
+            + " sections and every time into a CSV that 'apptrace validate transfers' reads (docs/CALIBRATE.md)."
+            + " Without a GPU it calibrates the simulated runtime, saying so: such numbers are not real.")
 final class CalibrateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -1,6 +1,8 @@
 package io.apptrace.cli;
 
 import io.apptrace.calibrate.CalibrationResult;
+import io.apptrace.calibrate.CallCostFit;
+import io.apptrace.node.ApiClass;
 import io.apptrace.calibrate.LogGpFit;
 import io.apptrace.node.TransferKind;
 import io.apptrace.node.Units;
@@ -9,8 +11,8 @@ import java.util.Locale;
 
 /**
  * The table {@code apptrace calibrate} ends with: per benchmark and route, L+o, the bandwidth 1/G,
- * the gap g (pinned copies) and the largest spread over its sizes; then the page faults and what
- * was skipped.
+ * the gap g (pinned copies) and the largest spread over its sizes; then the page faults, the memsets' fixed cost,
+ * the CUDA calls' own costs, and what was skipped.
  */
 final class CalibrationSummary {
   private CalibrationSummary() {}
@@ -32,12 +34,35 @@ final class CalibrationSummary {
     for (CalibrationResult.PageFault f : r.faults()) {
       out.printf(Locale.ROOT, "page fault %-14s %-28s %11s%n", f.key(), f.where(), Units.time(f.latencySeconds()));
     }
+    for (CalibrationResult.MemsetSeries m : r.memsets()) {
+      out.printf(Locale.ROOT, "%-25s %-28s %11s %13s %11s %7.1f%%%n", "memset", "gpu " + m.gpu(),
+          Units.time(m.fixedSeconds()), "", "", 100 * m.sizes().stream().mapToDouble(z -> z.seconds().relativeSpread())
+              .max().orElse(0));
+    }
+    calls(out, r);
     out.printf(Locale.ROOT, "spread: the largest standard deviation over the median of any size (%d repetitions)%n",
         r.sizing().reps());
     if (!r.skipped().isEmpty()) {
       out.printf(Locale.ROOT, "skipped %d benchmark%s:%n", r.skipped().size(), r.skipped().size() == 1 ? "" : "s");
       r.skipped().forEach(k -> out.printf(Locale.ROOT, "  %s %s: %s%n", k.benchmark(), k.where(), k.reason()));
     }
+  }
+
+  /** The host-overhead benchmarks: each class's fixed cost (and cost per MiB) net of the JNA call. */
+  private static void calls(PrintWriter out, CalibrationResult r) {
+    if (r.calls().isEmpty()) {
+      return;
+    }
+    out.printf(Locale.ROOT, "CUDA calls (host clock, less the JNA call's own %s):%n", Units.time(r.jnaSeconds()));
+    for (CalibrationResult.CallSeries c : r.calls()) {
+      CallCostFit.Cost cost = c.cost(r.jnaSeconds());
+      String fixed = cost.fixedSeconds() > 0 ? Units.time(cost.fixedSeconds()) : "not positive (the default)";
+      String perMib = c.apiClass().perMib() && cost.sizes() > 1 ? " + " + Units.time(cost.perMibOrZero()) + "/MiB"
+          : "";
+      out.printf(Locale.ROOT, "  %-16s %-22s %s%s%n", c.apiClass().key(), c.call(), fixed, perMib);
+    }
+    out.printf(Locale.ROOT, "  %s: not measurable in a running process (the defaults)%n", String.join(", ",
+        CalibrationResult.CALLS_NOT_MEASURABLE.stream().map(ApiClass::key).toList()));
   }
 
   private static String gap(CalibrationResult r, CalibrationResult.Series s) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.apptrace.calibrate.CalibrationCsv;
+import io.apptrace.node.ApiClass;
+import io.apptrace.node.HostOverheads;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeLoader;
 import io.apptrace.node.TransferKind;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code apptrace calibrate --sim --quick} end to end, on a simulated runtime whose timing model
  * ({@code [timing]} of its config, docs/SIMULATED-DEVICE.md) gives every kind its own latency and
- * bandwidth: the fitted L+o, bandwidth and gap must come back as configured.
+ * bandwidth, and memsets a fixed cost: the fitted L+o, bandwidth, gap and memset must come back as configured.
+ * The CUDA calls' own costs are the simulator's on this machine, so only their structure is checked, and that a
+ * replay prices calls by them.
  *
  * <p>JNA loads the simulated runtime into the JVM, which reads {@code APPTRACE_SIM_CONFIG} once,
  * when the runtime first starts. So calibrate runs in a child JVM with that variable set (the
@@ -58,6 +62,7 @@ class CalibrateCommandTest {
       peer_bandwidth_bytes_per_s = 45e9
       h2h_latency_ns = 1500
       h2h_bandwidth_bytes_per_s = 15e9
+      memset_latency_ns = 2500
       [device 1]
       managed_memory = 0
       """;
@@ -134,6 +139,99 @@ class CalibrateCommandTest {
     assertThat(n.gpus()).hasSize(2);
     assertThat(n.measured().curves().get(TransferKind.PINNED_H2D).points()).isEqualTo(11); // 1 B, 256 B..64 MiB
     assertThat(sim.out()).contains("SIMULATED").contains("pinned_h2d           h2d  numa 0 -> gpu 0");
+  }
+
+  @Test
+  void theMemsetsFixedCostIsTheConfiguredOne() throws Exception {
+    assertThat(sim.exit()).as(sim.err()).isZero();
+    // a 1-byte memset lasts memset_latency_ns + 1 byte / the device's memory bandwidth, rounded to a whole ns
+    assertThat(NodeLoader.load(node).measured().memsetSeconds().getAsDouble() * 1e9).isCloseTo(2500, within(1.0));
+    // a row per size on each GPU
+    assertThat(Files.readAllLines(csv)).filteredOn(l -> l.contains("," + CalibrationCsv.MEMSET + ",")).hasSize(2 * 11);
+    assertThat(sim.out()).containsPattern("memset +gpu 1 +2\\.50 us");
+  }
+
+  /** The CSV's rows of a benchmark, split into columns. */
+  private static List<String[]> rows(String benchmark) throws IOException {
+    return Files.readAllLines(csv).stream().map(l -> l.split(",", -1)).filter(f -> f[1].equals(benchmark)).toList();
+  }
+
+  private static double medianNs(String[] row) {
+    return Double.parseDouble(row[15]);
+  }
+
+  @Test
+  void theHostOverheadsAreTheMediansOfTheCallsMadeLessTheJnaCall() throws Exception {
+    assertThat(sim.exit()).as(sim.err()).isZero();
+    String text = Files.readString(node);
+    assertThat(text).contains("\nhost_overheads:").contains("  # not measurable in a running process, the defaults:"
+        + " context_create, module_registration");
+    HostOverheads h = NodeLoader.load(node).hostOverheads();
+    assertThat(h.source()).startsWith("apptrace calibrate on ").contains("SIMULATED: the simulated CUDA runtime's own"
+        + " call costs on this host, not a GPU's");
+    assertThat(h.overridden()).contains(ApiClass.DEVICE_ALLOC, ApiClass.STREAM_CREATE)
+        .doesNotContain(ApiClass.CONTEXT_CREATE, ApiClass.MODULE);
+    assertThat(h.costNs(ApiClass.CONTEXT_CREATE, 0)).isEqualTo(HostOverheads.defaults().costNs(ApiClass.CONTEXT_CREATE,
+        0));
+    // every class but those two was timed: in the file, or in a comment saying why not
+    for (ApiClass c : ApiClass.values()) {
+      if (c != ApiClass.CONTEXT_CREATE && c != ApiClass.MODULE) {
+        assertThat(text).as(c.key()).containsPattern("\n  (# )?" + c.key() + ": ");
+      }
+    }
+    // one JNA call row and a row per class and size, each the median of the calls made (--quick: 31; 5 of each
+    // pinning size, 4 KiB, 1 MiB, 4 MiB)
+    List<String[]> jna = rows(CalibrationCsv.JNA_CALL);
+    assertThat(jna).hasSize(1);
+    assertThat(jna.get(0)[13]).isEqualTo("31");
+    List<String[]> malloc = rows(CalibrationCsv.CALL_PREFIX + "cudaMalloc");
+    assertThat(malloc).hasSize(1);
+    assertThat(malloc.get(0)[11]).isEqualTo(Long.toString(1L << 20));
+    assertThat(malloc.get(0)[13]).isEqualTo("31");
+    assertThat(rows(CalibrationCsv.CALL_PREFIX + "cudaHostAlloc")).extracting(f -> f[11] + " x " + f[13])
+        .containsExactly("4096 x 5", "1048576 x 5", "4194304 x 5");
+    assertThat(rows(CalibrationCsv.CALL_PREFIX + "cudaHostRegister")).hasSize(3);
+    for (String call : List.of("cudaFree", "cudaMallocManaged", "cudaFreeHost", "cudaHostUnregister",
+        "cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate", "cudaEventDestroy", "cudaEventRecord",
+        "cudaStreamSynchronize", "cudaGetLastError")) {
+      assertThat(rows(CalibrationCsv.CALL_PREFIX + call)).as(call).isNotEmpty()
+          .allSatisfy(f -> assertThat(medianNs(f)).isPositive());
+    }
+    // a class of one size costs its median less the JNA call's (the file keeps six significant digits)
+    assertThat((double) h.costNs(ApiClass.DEVICE_ALLOC, 0)).isCloseTo(medianNs(malloc.get(0)) - medianNs(jna.get(0)),
+        within(1.0));
+    assertThat((double) h.costNs(ApiClass.STREAM_CREATE, 0)).isCloseTo(medianNs(rows(CalibrationCsv.CALL_PREFIX
+        + "cudaStreamCreate").get(0)) - medianNs(jna.get(0)), within(1.0));
+    assertThat(sim.out()).contains("CUDA calls (host clock, less the JNA call's own ")
+        .containsPattern("  device_alloc +cudaMalloc +[0-9.]+ [nu]s");
+  }
+
+  /** A trace from the simulated device is priced by its node's host-overhead model: here, the calibrated one. */
+  @Test
+  void aReplayOnTheCalibratedNodePricesCallsByItsHostOverheads() throws Exception {
+    assertThat(sim.exit()).as(sim.err()).isZero();
+    Path trace = tmp.resolve("pipeline.apptrace");
+    Cli run = Cli.run("run", "--sim", "-q", "--output=" + trace, Cli.cudaTest("pipeline"));
+    assertThat(run.exit()).as(run.err()).isZero();
+    Path timeline = tmp.resolve("pipeline.json");
+    Cli r = Cli.run("replay", trace.toString(), "--node", node.toString(), "--timeline", timeline.toString(), "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    Node n = NodeLoader.load(node);
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    assertThat(json.readTree(r.out()).path("nodes").get(0).path("notes").toString())
+        .contains("priced by " + n.name() + "'s host-overhead model (apptrace calibrate on ");
+    Map<String, Long> ownNs = Map.of("cudaMalloc", n.hostOverheads().costNs(ApiClass.DEVICE_ALLOC, 0),
+        "cudaStreamCreateWithFlags", n.hostOverheads().costNs(ApiClass.STREAM_CREATE, 0),
+        "cudaEventCreateWithFlags", n.hostOverheads().costNs(ApiClass.EVENT_CREATE, 0));
+    int seen = 0;
+    for (var e : json.readTree(timeline.toFile()).path("traceEvents")) {
+      Long ns = ownNs.get(e.path("name").asText());
+      if (ns != null && e.path("ph").asText().equals("X")) {
+        assertThat(e.path("dur").asDouble() * 1e3).as(e.path("name").asText()).isCloseTo(ns, within(0.5));
+        seen++;
+      }
+    }
+    assertThat(seen).as("the pipeline's cudaMalloc, stream and event creations").isGreaterThanOrEqualTo(3);
   }
 
   @Test

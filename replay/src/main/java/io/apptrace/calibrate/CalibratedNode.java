@@ -17,9 +17,9 @@ import java.util.Optional;
 
 /**
  * The node file a calibration writes: a base node's file (the bundled node with this machine's
- * GPUs, or {@code --base}) with its {@code measured} section replaced, or else a skeleton made from
- * what the runtime and Linux say about the machine ({@link MachineYaml}). The text is read back
- * with {@link NodeLoader} before anyone sees it.
+ * GPUs, or {@code --base}) with its {@code measured} and {@code host_overheads} sections replaced, or else a
+ * skeleton made from what the runtime and Linux say about the machine ({@link MachineYaml}), with both sections.
+ * The text is read back with {@link NodeLoader} before anyone sees it.
  */
 public final class CalibratedNode {
   /** A node file whose description of the machine the calibrated file keeps. */
@@ -94,9 +94,11 @@ public final class CalibratedNode {
     List<String> header = new ArrayList<>();
     if (m.simulated()) {
       header.add("# SIMULATED: measured on apptrace's simulated CUDA runtime (" + m.simulatedWhy() + "), not on a GPU;");
-      header.add("# the numbers are the simulator's timing model, NOT REAL. See docs/CALIBRATE.md.");
+      header.add("# the numbers are the simulator's timing model and its own call costs, NOT REAL. See"
+          + " docs/CALIBRATE.md.");
     }
     header.add("# Written by apptrace calibrate on " + m.host() + "; every pair it measured is in the CSV beside it.");
+    List<String> host = HostOverheadsYaml.lines(r);
     String text;
     if (base.isPresent()) {
       Base b = base.get();
@@ -105,13 +107,15 @@ public final class CalibratedNode {
         throw new CalibrationException("--base " + b.name() + " has " + b.node().gpus().size() + " GPUs, this machine "
             + m.gpus().size() + "; give a node that describes this machine, or no --base");
       }
-      header.add("# Everything but the measured section is the node file " + b.name() + "'s.");
-      text = withMeasured(b.text(), name, measured);
+      header.add("# Everything but the measured" + (host.isEmpty() ? "" : " and host_overheads") + " section"
+          + (host.isEmpty() ? "" : "s") + " is the node file " + b.name() + "'s.");
+      text = withSection(withSection(renamed(b.text(), name), "measured", measured), "host_overheads", host);
     } else {
       List<Integer> numa = m.numaNodes();
       List<String> measured = MeasuredYaml.lines(r, how, fitted, n -> numa.contains(n)
           ? Optional.of("cpu" + numa.indexOf(n)) : Optional.empty());
-      text = String.join("\n", MachineYaml.lines(r, name)) + "\n" + String.join("\n", measured) + "\n";
+      text = String.join("\n", MachineYaml.lines(r, name)) + "\n" + String.join("\n", measured) + "\n"
+          + (host.isEmpty() ? "" : String.join("\n", host) + "\n");
     }
     String out = String.join("\n", header) + "\n" + text;
     try {
@@ -122,8 +126,8 @@ public final class CalibratedNode {
     return out;
   }
 
-  /** {@code text} with its name and measured section replaced. */
-  static String withMeasured(String text, String name, List<String> measured) {
+  /** {@code text} with its name replaced. */
+  static String renamed(String text, String name) {
     List<String> lines = new ArrayList<>(Arrays.asList(text.split("\n", -1)));
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).startsWith("name:")) {
@@ -131,9 +135,22 @@ public final class CalibratedNode {
         break;
       }
     }
+    return String.join("\n", lines);
+  }
+
+  /**
+   * {@code text} with its top-level section {@code key} (from its {@code key:} line to the next top-level key)
+   * replaced by {@code section}, or with {@code section} added at its end where it has none; unchanged when
+   * {@code section} is empty.
+   */
+  static String withSection(String text, String key, List<String> section) {
+    if (section.isEmpty()) {
+      return text;
+    }
+    List<String> lines = new ArrayList<>(Arrays.asList(text.split("\n", -1)));
     int start = -1;
     for (int i = 0; i < lines.size() && start < 0; i++) {
-      if (lines.get(i).startsWith("measured:")) {
+      if (lines.get(i).startsWith(key + ":")) {
         start = i;
       }
     }
@@ -141,7 +158,7 @@ public final class CalibratedNode {
       while (!lines.isEmpty() && lines.get(lines.size() - 1).isBlank()) {
         lines.remove(lines.size() - 1);
       }
-      lines.addAll(measured);
+      lines.addAll(section);
       lines.add("");
       return String.join("\n", lines);
     }
@@ -150,7 +167,7 @@ public final class CalibratedNode {
       end++;
     }
     lines.subList(start, end).clear();
-    List<String> block = new ArrayList<>(measured);
+    List<String> block = new ArrayList<>(section);
     if (start == lines.size()) {
       block.add(""); // the section ended the file: so does its replacement, with a final newline
     }

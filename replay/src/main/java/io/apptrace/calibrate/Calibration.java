@@ -83,7 +83,7 @@ public final class Calibration {
     CalibrationMachine machine = Runtimes.describe(rt, numa);
     Sizing sizing = options.quick() ? Sizing.quick() : Sizing.full();
     Plan plan = new Plan(machine, sizing, new CopyBenchmarks(rt.cuda(), numa, sizing),
-        new LatencyBenchmarks(rt.cuda(), numa, sizing));
+        new LatencyBenchmarks(rt.cuda(), numa, sizing), new HostOverheadBenchmarks(rt.cuda(), numa, sizing));
     List<Plan.Step> steps = plan.steps();
     int total = steps.stream().mapToInt(Plan.Step::units).sum();
     int done = 0;
@@ -104,7 +104,8 @@ public final class Calibration {
       done += s.units();
     }
     listener.progress(1.0, "done");
-    return new CalibrationResult(machine, sizing, plan.series(), plan.gaps(), plan.faults(), skipped);
+    return new CalibrationResult(machine, sizing, plan.series(), plan.gaps(), plan.faults(), plan.memsets(),
+        plan.jnaCall(), plan.calls(), skipped);
   }
 
   private void skip(List<Skipped> skipped, Plan.Step s, String reason) {

@@ -6,10 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The copy benchmarks of Pearson 2018, ch. 4-5: each binds the thread to its NUMA node, sets its GPU,
- * allocates its memory once at the largest size, and times copies of every size with CUDA events
- * (Listing 2.4): a warm-up copy, then {@link Sizing#reps()} repetitions of {@link
- * Sizing#iterations(long)} copies each, every copy timed on its own.
+ * The copy benchmarks of Pearson 2018, ch. 4-5, and the memset benchmark, which is timed as they are: each binds
+ * the thread to its NUMA node, sets its GPU, allocates its memory once at the largest size, and times copies (or
+ * memsets) of every size with CUDA events (Listing 2.4): a warm-up copy, then {@link Sizing#reps()} repetitions of
+ * {@link Sizing#iterations(long)} copies each, every copy timed on its own.
  */
 final class CopyBenchmarks {
   /** Told after each size, for progress. */
@@ -57,6 +57,19 @@ final class CopyBenchmarks {
       Pointer src = a.device(n);
       Pointer dst = a.device(n);
       return sweep(timer, bytes -> cuda.memcpy(dst, src, bytes, CudaRuntime.MEMCPY_DEVICE_TO_DEVICE), tick);
+    }
+  }
+
+  /**
+   * {@code cudaMemset} of device memory, every size of the copies: its fixed cost on the GPU is the 1-byte time
+   * (docs/COST-MODEL.md, "Each kind of transfer": {@code T = memset + n / (GPU memory bandwidth x e_dram)}).
+   */
+  List<SizeStats> memset(Target t, Tick tick) throws CudaException {
+    cuda.setDevice(t.gpu());
+    long n = sizing.largest();
+    try (Allocations a = new Allocations(cuda); EventTimer timer = new EventTimer(cuda, Pointer.NULL)) {
+      Pointer dev = a.device(n);
+      return sweep(timer, bytes -> cuda.memset(dev, bytes), tick);
     }
   }
 

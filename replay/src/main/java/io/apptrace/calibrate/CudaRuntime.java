@@ -30,6 +30,7 @@ interface CudaRuntime extends Library {
 
   int HOST_ALLOC_DEFAULT = 0;
   int HOST_ALLOC_WRITE_COMBINED = 4;
+  int HOST_REGISTER_DEFAULT = 0;
   int MEM_ATTACH_GLOBAL = 1;
 
   int ATTR_CLOCK_RATE_KHZ = 13;
@@ -106,6 +107,10 @@ interface CudaRuntime extends Library {
 
   int cudaFreeHost(Pointer ptr);
 
+  int cudaHostRegister(Pointer ptr, long size, int flags);
+
+  int cudaHostUnregister(Pointer ptr);
+
   int cudaMallocManaged(PointerByReference devPtr, long size, int flags);
 
   int cudaMemset(Pointer devPtr, int value, long count);
@@ -119,6 +124,8 @@ interface CudaRuntime extends Library {
   int cudaStreamCreate(PointerByReference stream);
 
   int cudaStreamDestroy(Pointer stream);
+
+  int cudaStreamSynchronize(Pointer stream);
 
   int cudaLaunchHostFunc(Pointer stream, HostFn fn, Pointer userData);
 

@@ -83,6 +83,7 @@ final class MeasuredYaml {
           + " sizes (van Werkhoven et al. 2014, sec. V-A)");
     });
     gap();
+    memset();
     lines.add("  curves:                               # [size, bytes / median time] of every size measured");
     local.forEach(this::curve);
     if (!r.faults().isEmpty()) {
@@ -171,6 +172,20 @@ final class MeasuredYaml {
     }
   }
 
+  /** The fixed cost of one memset on GPU 0: the median of its 1-byte memsets, timed as the copies are. */
+  private void memset() {
+    r.memsets().stream().filter(m -> m.gpu() == 0).findFirst().ifPresent(m -> {
+      SizeStats z = m.sizes().get(0);
+      if (m.fixedSeconds() > 0) {
+        String l = "  memset: " + quote(time(m.fixedSeconds()));
+        lines.add(l + " ".repeat(Math.max(1, 40 - l.length())) + "# " + CalibrationCsv.MEMSET + ", gpu 0, "
+            + Units.size(z.bytes()) + ": median of " + z.reps() + " (docs/COST-MODEL.md, \"Each kind of transfer\")");
+      } else {
+        lines.add("  # memset: not positive (" + time(m.fixedSeconds()) + "), left out");
+      }
+    });
+  }
+
   private void section(String name, List<Series> local, java.util.function.Function<Series, String> line) {
     if (local.isEmpty()) {
       return;
@@ -192,7 +207,8 @@ final class MeasuredYaml {
     return "Copies timed with CUDA events around each synchronous call (Pearson 2018, Listing 2.4), " + r.sizing().reps()
         + " repetitions of each size;"
         + " latency = the time of the smallest copy (L+o, docs/COST-MODEL.md); bandwidth = 1/G, G fitted over the sizes"
-        + " above 1 MiB (van Werkhoven et al. 2014, sec. V-A); curves = bytes / median time; all of NUMA node "
+        + " above 1 MiB (van Werkhoven et al. 2014, sec. V-A); curves = bytes / median time; memset = the time of the"
+        + " smallest cudaMemset (1 B), timed the same way; all of NUMA node "
         + numa + " and GPU 0"
         + " (peer, staged_p2p: GPU 0 to GPU 1). " + r.machine().numaNote() + ".";
   }

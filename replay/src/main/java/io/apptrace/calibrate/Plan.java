@@ -1,15 +1,20 @@
 package io.apptrace.calibrate;
 
+import io.apptrace.calibrate.CalibrationResult.CallSeries;
+import io.apptrace.calibrate.CalibrationResult.MemsetSeries;
 import io.apptrace.calibrate.CalibrationResult.Series;
+import io.apptrace.calibrate.CalibrationResult.SizeStats;
 import io.apptrace.calibrate.CalibrationResult.Skipped;
 import io.apptrace.node.TransferKind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The benchmarks of a calibration, in the order they run, and what they measured. Copies run for
- * every NUMA node and GPU (and every ordered GPU pair, with peer access on and off) before the gap
- * and page-fault benchmarks, which use GPU 0 and its local NUMA node.
+ * every NUMA node and GPU (and every ordered GPU pair, with peer access on and off), then memsets on
+ * every GPU, then the host-overhead benchmarks (CUDA calls on GPU 0 and its local NUMA node), before
+ * the gap and page-fault benchmarks, which use GPU 0 and its local NUMA node.
  */
 final class Plan {
   /** A benchmark that cannot run, and why (not an error of the runtime). */
@@ -41,17 +46,23 @@ final class Plan {
   private final Sizing sizing;
   private final CopyBenchmarks copies;
   private final LatencyBenchmarks latency;
+  private final HostOverheadBenchmarks calls;
   private final List<Step> steps = new ArrayList<>();
   private final List<Skipped> skippedUpFront = new ArrayList<>();
   private final List<Series> series = new ArrayList<>();
   private final List<CalibrationResult.Gap> gaps = new ArrayList<>();
   private final List<CalibrationResult.PageFault> faults = new ArrayList<>();
+  private final List<MemsetSeries> memsets = new ArrayList<>();
+  private final List<CallSeries> callSeries = new ArrayList<>();
+  private Optional<SizeStats> jnaCall = Optional.empty();
 
-  Plan(CalibrationMachine machine, Sizing sizing, CopyBenchmarks copies, LatencyBenchmarks latency) {
+  Plan(CalibrationMachine machine, Sizing sizing, CopyBenchmarks copies, LatencyBenchmarks latency,
+      HostOverheadBenchmarks calls) {
     this.machine = machine;
     this.sizing = sizing;
     this.copies = copies;
     this.latency = latency;
+    this.calls = calls;
     int gpus = machine.gpus().size();
     List<Integer> nodes = machine.numaNodes();
     for (int g = 0; g < gpus; g++) {
@@ -83,9 +94,43 @@ final class Plan {
       }
     }
     for (int g = 0; g < gpus; g++) {
+      Target d = Target.device(g);
+      steps.add(new Step("memset", "gpu " + g, sizing.sizes().size(), tick -> memsets.add(new MemsetSeries(d.gpu(),
+          copies.memset(d, tick)))));
+    }
+    hostCalls(Target.host(machine.localNuma(0), 0));
+    for (int g = 0; g < gpus; g++) {
       gaps(Target.host(machine.localNuma(g), g));
     }
     pageFaults();
+  }
+
+  /**
+   * The host-overhead benchmarks on GPU 0 and its NUMA node: first the JNA call overhead the others are net of,
+   * then the CUDA calls class by class.
+   */
+  private void hostCalls(Target t) {
+    String where = "numa " + t.numa() + ", gpu " + t.gpu();
+    steps.add(new Step("jna call " + HostOverheadBenchmarks.JNA_CALL, where, 1,
+        tick -> jnaCall = Optional.of(calls.jnaCall())));
+    call("device_alloc, device_free", where, 1, tick -> calls.deviceAllocFree(t));
+    call("managed_alloc", where, 1, tick -> List.of(calls.managedAlloc(t)));
+    call("host_alloc, host_free", where, sizing.pinSizes().size(), tick -> calls.hostAllocFree(t, tick));
+    call("host_register, host_unregister", where, sizing.pinSizes().size(),
+        tick -> calls.hostRegisterUnregister(t, tick));
+    call("stream_create, stream_destroy", where, 1, tick -> calls.streamCreateDestroy(t));
+    call("event_create, event_destroy", where, 1, tick -> calls.eventCreateDestroy(t));
+    call("event_record, sync", where, 1, tick -> calls.recordAndSync(t));
+    call("other", where, 1, tick -> List.of(calls.other(t)));
+  }
+
+  /** A host-overhead benchmark's work. */
+  private interface CallsAction {
+    List<CallSeries> run(CopyBenchmarks.Tick tick) throws CudaException;
+  }
+
+  private void call(String classes, String where, int units, CallsAction a) {
+    steps.add(new Step("calls " + classes, where, units, tick -> callSeries.addAll(a.run(tick))));
   }
 
   /** The gap benchmarks of a pair, after its pinned copies, whose G they need. */
@@ -177,5 +222,17 @@ final class Plan {
 
   List<CalibrationResult.PageFault> faults() {
     return faults;
+  }
+
+  List<MemsetSeries> memsets() {
+    return memsets;
+  }
+
+  Optional<SizeStats> jnaCall() {
+    return jnaCall;
+  }
+
+  List<CallSeries> calls() {
+    return callSeries;
   }
 }

@@ -576,7 +576,7 @@ public final class NodeLoader {
         throw m.error(c.key(), "the figure is missing");
       }
       if (c.perMib()) {
-        java.util.OptionalDouble w = m.optQuantity(c.key() + "_per_mib", Units.Kind.TIME);
+        java.util.OptionalDouble w = m.optQuantityOrZero(c.key() + "_per_mib", Units.Kind.TIME);
         if (w.isPresent()) {
           perMib.put(c, Math.round(w.getAsDouble() * 1e9));
           set.add(c);

@@ -61,7 +61,28 @@ public final class NodeYaml {
     n.links().forEach(l -> y.append("  - ").append(map(link(l))).append('\n'));
     y.append("peer_access: ").append(peerAccess(n.peerAccess())).append('\n');
     y.append(measured(n.measured()));
+    y.append(hostOverheads(n.hostOverheads()));
     return y.toString();
+  }
+
+  /**
+   * The {@code host_overheads} section: the source and the figures of the classes the file set, in whole ns (as
+   * {@link HostOverheads} keeps them); none when the node has the bundled defaults.
+   */
+  private static String hostOverheads(HostOverheads h) {
+    if (h.equals(HostOverheads.defaults())) {
+      return "";
+    }
+    List<String> f = new ArrayList<>(List.of("source: " + quote(h.source())));
+    for (ApiClass c : ApiClass.values()) {
+      if (h.overridden().contains(c)) {
+        f.add(c.key() + ": \"" + h.fixedNs().get(c) + " ns\"");
+        if (c.perMib()) {
+          f.add(c.key() + "_per_mib: \"" + h.perMibNs().get(c) + " ns\"");
+        }
+      }
+    }
+    return "host_overheads: " + map(f) + "\n";
   }
 
   /** A GPU: the figures its file gave; those the catalogue gave come from it again when read. */

@@ -373,19 +373,32 @@ final class YamlMap {
 
   OptionalDouble optQuantity(String key, Units.Kind kind) throws NodeFileException {
     Optional<Node> n = optValue(key);
-    return n.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(toQuantity(key, n.get(), kind));
+    return n.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(toQuantity(key, n.get(), kind, false));
   }
 
-  /** A quantity; one written {@code unknown} is collected and NaN stands in for it. */
+  /** An optional quantity that may be zero (a cost that does not grow with a size). */
+  OptionalDouble optQuantityOrZero(String key, Units.Kind kind) throws NodeFileException {
+    Optional<Node> n = optValue(key);
+    return n.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(toQuantity(key, n.get(), kind, true));
+  }
+
   private double toQuantity(String key, Node n, Units.Kind kind) throws NodeFileException {
+    return toQuantity(key, n, kind, false);
+  }
+
+  /**
+   * A quantity, more than zero (or zero where {@code zero}); one written {@code unknown} is collected and NaN
+   * stands in for it.
+   */
+  private double toQuantity(String key, Node n, Units.Kind kind, boolean zero) throws NodeFileException {
     if (isUnknown(key, n, kind.example())) {
       return Double.NaN;
     }
     String s = scalar(key, n);
     try {
       double v = Units.parse(s, kind);
-      if (!(v > 0) || Double.isInfinite(v)) {
-        throw error(n, keyPath(key), "\"" + s + "\" must be more than zero");
+      if (!(v > 0 || (zero && v == 0)) || Double.isInfinite(v)) {
+        throw error(n, keyPath(key), "\"" + s + "\" must be " + (zero ? "zero or more" : "more than zero"));
       }
       return v;
     } catch (IllegalArgumentException e) {

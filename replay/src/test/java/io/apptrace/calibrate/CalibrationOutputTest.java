@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.apptrace.calibrate.CalibrationResult.Series;
 import io.apptrace.calibrate.CalibrationResult.SizeStats;
+import io.apptrace.node.ApiClass;
+import io.apptrace.node.HostOverheads;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeLoader;
 import io.apptrace.node.TransferKind;
@@ -135,6 +137,103 @@ class CalibrationOutputTest {
     assertThatThrownBy(() -> NodeLoader.parse("t.yaml", good.replace("gap: {h2d: \"2.5 us\"}",
         "gap: {h2d: \"2.5 us\"}\n  bandwidth: {pinned_h2d: \"12\"}"), "t.yaml"))
         .hasMessageContaining("measured.bandwidth.pinned_h2d").hasMessageContaining("has no unit");
+  }
+
+  private static final long MIB = 1L << 20;
+
+  /**
+   * {@code r} with memsets (2.5 us + 1 ns per byte on GPU 0) and the host-overhead benchmarks: a JNA call of 0.5 us;
+   * cudaMalloc 8 us; cudaHostAlloc exactly 100 us + 50 us per MiB at three sizes; cudaGetLastError 0.4 us, less than
+   * the JNA call (every time as measured, the JNA call included).
+   */
+  private static CalibrationResult withCalls(CalibrationResult r) {
+    List<SizeStats> memset = new ArrayList<>();
+    for (long k : r.sizing().sizes()) {
+      double t = 2.5e-6 + k * 1e-9;
+      memset.add(new SizeStats(k, 3, r.sizing().iterations(k), Stats.of(t, t, t)));
+    }
+    double jna = 0.5e-6;
+    List<SizeStats> hostAlloc = new ArrayList<>();
+    for (long k : List.of(4096L, MIB, 4 * MIB)) {
+      double t = jna + 100e-6 + 50e-6 * k / MIB;
+      hostAlloc.add(new SizeStats(k, 5, 1, Stats.of(t * 0.9, t, t, t, t * 1.1)));
+    }
+    List<CalibrationResult.CallSeries> calls = List.of(
+        new CalibrationResult.CallSeries(ApiClass.DEVICE_ALLOC, "cudaMalloc", List.of(new SizeStats(MIB, 3, 1,
+            Stats.of(7e-6, 8e-6, 9e-6)))),
+        new CalibrationResult.CallSeries(ApiClass.HOST_ALLOC, "cudaHostAlloc", hostAlloc),
+        new CalibrationResult.CallSeries(ApiClass.OTHER, "cudaGetLastError", List.of(new SizeStats(0, 3, 1,
+            Stats.of(0.4e-6, 0.4e-6, 0.4e-6)))));
+    return new CalibrationResult(r.machine(), r.sizing(), r.series(), r.gaps(), r.faults(),
+        List.of(new CalibrationResult.MemsetSeries(0, memset)), Optional.of(new SizeStats(0, 3, 1,
+            Stats.of(0.4e-6, jna, 0.6e-6))), calls, r.skipped());
+  }
+
+  @Test
+  void theHostOverheadsSectionHoldsEachClassNetOfTheJnaCall() throws Exception {
+    String text = CalibratedNode.text(withCalls(result(true)), Optional.empty(), "sim-node-7", "made by a test.");
+    Node n = NodeLoader.parse("sim-node-7.yaml", text, "sim-node-7");
+    HostOverheads h = n.hostOverheads();
+    assertThat(h.overridden()).containsExactlyInAnyOrder(ApiClass.DEVICE_ALLOC, ApiClass.HOST_ALLOC);
+    assertThat(h.costNs(ApiClass.DEVICE_ALLOC, 0)).isEqualTo(7_500); // the median, 8 us, less the JNA call's 0.5 us
+    assertThat(h.costNs(ApiClass.HOST_ALLOC, 0)).isEqualTo(100_000);
+    assertThat(h.costNs(ApiClass.HOST_ALLOC, 2 * MIB)).isEqualTo(200_000);
+    // what calibrate cannot time, what did not run, and a call cheaper than the JNA call stay the defaults
+    for (ApiClass c : List.of(ApiClass.CONTEXT_CREATE, ApiClass.MODULE, ApiClass.STREAM_CREATE, ApiClass.OTHER)) {
+      assertThat(h.costNs(c, 0)).as(c.key()).isEqualTo(HostOverheads.defaults().costNs(c, 0));
+    }
+    assertThat(h.source()).startsWith("apptrace calibrate on node-7 (SIMULATED").contains("less the JNA call's own"
+        + " 0.5 us (libc getpagesize)");
+    assertThat(text).contains("  # not measurable in a running process, the defaults: context_create,"
+        + " module_registration").contains("  # other: cudaGetLastError, median of 3: -0.1 us net of the JNA call,"
+        + " not positive: the default");
+    // the memset's fixed cost: the 1-byte memset's median, timed by events as the copies are
+    assertThat(n.measured().memsetSeconds().getAsDouble()).isCloseTo(2.5e-6 + 1e-9, within(1e-15));
+  }
+
+  @Test
+  void onABaseTheHostOverheadsSectionIsReplaced() throws Exception {
+    CalibratedNode.Base s822lc = CalibratedNode.base("s822lc");
+    String mine = s822lc.text().replace("\nmeasured:", "\nhost_overheads:\n  source: \"by hand\"\n"
+        + "  device_alloc: \"99 us\"\n  stream_create: \"77 us\"\nmeasured:");
+    CalibratedNode.Base base = new CalibratedNode.Base("mine", mine, NodeLoader.parse("mine.yaml", mine, "mine"));
+    assertThat(base.node().hostOverheads().costNs(ApiClass.DEVICE_ALLOC, 0)).isEqualTo(99_000);
+    CalibrationResult r = withCalls(result(false));
+    CalibrationMachine m = r.machine();
+    List<CalibrationMachine.Gpu> four = List.of(gpu(0), gpu(1), gpu(2), gpu(3));
+    List<List<Boolean>> peer = List.of(List.of(false, true, false, false), List.of(true, false, false, false),
+        List.of(false, false, false, true), List.of(false, false, true, false));
+    r = new CalibrationResult(new CalibrationMachine(m.host(), m.runtime(), false, "", m.numaNodes(), m.numaNote(),
+        m.cpuModel(), four, peer), r.sizing(), r.series(), r.gaps(), r.faults(), r.memsets(), r.jnaCall(), r.calls(),
+        r.skipped());
+    String text = CalibratedNode.text(r, Optional.of(base), "node-7", "made by a test.");
+    assertThat(text.split("\nhost_overheads:", -1)).hasSize(2);
+    assertThat(text).doesNotContain("by hand").contains("Everything but the measured and host_overheads sections");
+    HostOverheads h = NodeLoader.parse("node-7.yaml", text, "node-7").hostOverheads();
+    assertThat(h.source()).startsWith("apptrace calibrate on node-7: ");
+    assertThat(h.costNs(ApiClass.DEVICE_ALLOC, 0)).isEqualTo(7_500);
+    assertThat(h.costNs(ApiClass.STREAM_CREATE, 0)).isEqualTo(2_000); // the base's 77 us went with its section
+    // a base without the section gets it at its end
+    String added = CalibratedNode.withSection("name: x\nmeasured:\n  a: 1\n", "host_overheads",
+        List.of("host_overheads:", "  other: \"1 us\""));
+    assertThat(added).isEqualTo("name: x\nmeasured:\n  a: 1\nhost_overheads:\n  other: \"1 us\"\n");
+  }
+
+  @Test
+  void theCsvHasARowPerMemsetSizeAndPerCallSize() throws Exception {
+    Path csv = tmp.resolve("calls.csv");
+    Files.writeString(csv, CalibrationCsv.text(withCalls(result(true)), "sim-node-7"));
+    List<String> lines = Files.readAllLines(csv);
+    int sizes = Sizing.quick().sizes().size();
+    assertThat(lines).filteredOn(l -> l.startsWith("sim-node-7,CUDA_Memset,,device,,,,,0,,,")).hasSize(sizes);
+    assertThat(lines).contains("sim-node-7,JNA_Call_getpagesize,,,,0,,,0,,,0,,3,1,500.000,500.000,100.000,400.000,"
+        + "600.000,,sim-node-7-JNA_Call_getpagesize-0-0");
+    assertThat(lines).filteredOn(l -> l.startsWith("sim-node-7,CUDA_Call_cudaHostAlloc,")).hasSize(3)
+        .anySatisfy(l -> assertThat(l).contains(",1048576,20,5,1,150500.000,"));
+    MemcpyData.Data d = MemcpyData.read(csv);
+    assertThat(d.rows()).hasSize(2 * sizes); // the copies alone
+    assertThat(d.skipped()).containsEntry("CUDA_Memset (not a transfer kind the model prices)", sizes)
+        .containsEntry("CUDA_Call_cudaHostAlloc (not a transfer kind the model prices)", 3);
   }
 
   @Test

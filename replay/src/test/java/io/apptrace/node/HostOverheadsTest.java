@@ -46,6 +46,11 @@ class HostOverheadsTest {
         "test")).isInstanceOf(NodeFileException.class).hasMessageContaining("host_overheads.stream_create");
     assertThatThrownBy(() -> NodeLoader.parse("n.yaml", dgx1() + "\nhost_overheads:\n  stream_creat: \"2 us\"\n",
         "test")).isInstanceOf(NodeFileException.class).hasMessageContaining("stream_creat");
+    // a fixed cost is more than zero; a cost per MiB may be zero (it does not grow with the bytes), not less
+    assertThatThrownBy(() -> NodeLoader.parse("n.yaml", dgx1() + "\nhost_overheads:\n  host_alloc: \"0 us\"\n",
+        "test")).hasMessageContaining("host_overheads.host_alloc: \"0 us\" must be more than zero");
+    assertThatThrownBy(() -> NodeLoader.parse("n.yaml", dgx1() + "\nhost_overheads:\n  host_alloc_per_mib: \"-1 us\"\n",
+        "test")).isInstanceOf(NodeFileException.class).hasMessageContaining("host_overheads.host_alloc_per_mib: \"-1 us\"");
   }
 
   @Test

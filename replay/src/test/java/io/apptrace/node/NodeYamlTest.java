@@ -28,6 +28,29 @@ class NodeYamlTest {
   }
 
   @Test
+  void aNodeWithHostOverheadsKeepsThemAndTheirSource() throws Exception {
+    String section = "host_overheads:\n  source: \"apptrace calibrate on node7\"\n  device_alloc: \"6.25 us\"\n"
+        + "  host_register_per_mib: \"420 us\"\n  host_free_per_mib: \"0 us\"\n";
+    Node n = NodeLoader.parse("t.yaml", TestNodes.GOOD + section, "t.yaml");
+    // a cost per MiB may be zero: the call's cost does not grow with the bytes
+    assertThat(n.hostOverheads().overridden()).containsExactlyInAnyOrder(ApiClass.DEVICE_ALLOC,
+        ApiClass.HOST_REGISTER, ApiClass.HOST_FREE);
+    assertThat(n.hostOverheads().costNs(ApiClass.HOST_FREE, 1L << 30)).isEqualTo(HostOverheads.defaults()
+        .costNs(ApiClass.HOST_FREE, 0));
+    String text = NodeYaml.write(n);
+    assertThat(text).contains("host_overheads: {source: \"apptrace calibrate on node7\", device_alloc: \"6250 ns\"");
+    Node back = NodeLoader.parse("t.yaml", text, "t.yaml");
+    assertThat(back).isEqualTo(n);
+    assertThat(back.hostOverheads().costNs(ApiClass.HOST_REGISTER, 1L << 20))
+        .isEqualTo(HostOverheads.defaults().costNs(ApiClass.HOST_REGISTER, 0) + 420_000);
+    // a section that only names its source keeps it too
+    Node sourced = NodeLoader.parse("t.yaml", TestNodes.GOOD + "host_overheads: {source: \"mine\"}\n", "t.yaml");
+    assertThat(NodeLoader.parse("t.yaml", NodeYaml.write(sourced), "t.yaml")).isEqualTo(sourced);
+    // a node with the defaults writes no section
+    assertThat(NodeYaml.write(NodeLoader.parse("t.yaml", TestNodes.GOOD, "t.yaml"))).doesNotContain("host_overheads");
+  }
+
+  @Test
   void quotingEscapesQuotesAndBackslashesAndDropsControlCharacters() {
     assertThat(NodeYaml.quote("Intel(R) \"Xeon\" C:\\x\u0007")).isEqualTo("\"Intel(R) \\\"Xeon\\\" C:\\\\x\"");
   }
