@@ -133,13 +133,15 @@ class TimelineFixturesTest {
    * With its CPU's memcpy bandwidth measured (5 GB/s, 5,000 bytes per us) and 250 kB staging
    * buffers, a pageable copy of 1 MB is a pipeline of 4 chunks (docs/COST-MODEL.md, "Pageable host
    * memory"): the CPU stages each in 50 us, the link moves it in 25 us, so the CPU sets the pace and
-   * chunk j's DMA ends at 50j + 25 us. On the GPU the copy spans the first DMA's start (50 us) to the
-   * last one's end (225 us): 10 us of L+o and 175 us of data, 10^6 / 175 bytes per us. The call
-   * returns when the last chunk's 250,000 bytes are left: 10 + 750,000 / (10^6 / 175) = 141.25 us.
+   * chunk j's DMA ends at 50j + 25 us after the first is staged. The DMA cannot start before the
+   * calling thread has staged the first chunk (docs/REPLAY.md, "Copies"): on the GPU the copy starts
+   * at 50 us, then its 10 us of L+o and 175 us of data (10^6 / 175 bytes per us), to 235 us. The call
+   * returns when the last chunk's 250,000 bytes are left: 60 + 750,000 / (10^6 / 175) = 191.25 us.
    *
    * <pre>
-   *   copy   [10 us L+o][------ 175 us: 4 DMAs, each waiting for its chunk ------]
-   *   host   [cudaMemcpy ............................][next call at 141.25]
+   *   host   [cudaMemcpy: stage chunk 0 | ... .......................][next call at 191.25]
+   *   copy              [10 us L+o][------ 175 us: 4 DMAs, each waiting for its chunk ------]
+   *          0          50                                                                 235
    * </pre>
    */
   @Test
@@ -161,8 +163,8 @@ class TimelineFixturesTest {
     int copy = f.syncCopy(0, legacy, TransferKind.PAGEABLE_H2D, MB, 0);
     f.hostCall(0, 0);
     ReplayResult r = replay(f.build(), n);
-    times(r, copy, 0, 185);
-    assertThat(r.calls().get(0).get(0).endNs()).isEqualTo(141_250);
+    times(r, copy, 50, 235);
+    assertThat(r.calls().get(0).get(0).endNs()).isEqualTo(191_250);
   }
 
   /**
