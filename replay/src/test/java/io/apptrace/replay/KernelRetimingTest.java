@@ -87,4 +87,30 @@ class KernelRetimingTest {
     assertThat(ns(r, 0)).isEqualTo(100_000.0);
     assertThat(r.notes()).anySatisfy(n -> assertThat(n).contains("(test) is not in the GPU catalogue"));
   }
+  /**
+   * --kernel-policy scale-bandwidth and scale-flops (with --source-node) scale a measured kernel by
+   * one datasheet ratio, as baselines: the source node's GPU memory bandwidth over the node's, or
+   * its peak fp32 FLOP/s over the node's. A 100 us kernel measured on dgx1 (P100), replayed on
+   * dgx-a100.
+   *
+   * <pre>
+   *   dgx1:      [vector_add 100 us]
+   *   dgx-a100:  [vector_add 100 x BW_P100 / BW_A100]   or   [100 x FLOPS_P100 / FLOPS_A100]
+   * </pre>
+   */
+  @Test
+  void scalePoliciesScaleByOneDatasheetRatio() throws Exception {
+    Node from = NodeLoader.resolve("dgx1");
+    Node to = NodeLoader.resolve("dgx-a100");
+    double bw = 100_000 * from.gpus().get(0).memoryBandwidth() / to.gpus().get(0).memoryBandwidth();
+    double flops = 100_000 * from.gpus().get(0).peakFlops().get("fp32") / to.gpus().get(0).peakFlops().get("fp32");
+    assertThat(bw).isLessThan(100_000);
+    assertThat(flops).isNotEqualTo(bw);
+    ReplayResult b = Replayer.replay(program(false), to, Replayer.Options.defaults()
+        .withKernelPolicy(KernelModel.Policy.SCALE_BANDWIDTH, Optional.of(from)));
+    assertThat(ns(b, 0)).isCloseTo(bw, org.assertj.core.data.Offset.offset(1.0));
+    ReplayResult f = Replayer.replay(program(false), to, Replayer.Options.defaults()
+        .withKernelPolicy(KernelModel.Policy.SCALE_FLOPS, Optional.of(from)));
+    assertThat(ns(f, 0)).isCloseTo(flops, org.assertj.core.data.Offset.offset(1.0));
+  }
 }

@@ -174,6 +174,27 @@ class ManagedResidencyTest {
     assertThat(r.notes()).anySatisfy(n -> assertThat(n).contains("1 cudaMemAdvise call(s) not modelled"));
   }
 
+  /**
+   * Under --keep-measured an operation with a measured time keeps it: it already holds its faults.
+   * The kernel reaching 1 MiB the host holds takes its measured 100 us, where modelled it would add
+   * the migration.
+   *
+   * <pre>
+   *   --keep-measured:  [k1 100 us]        modelled:  [k1 100 us + faults 1 MiB h2d]
+   * </pre>
+   */
+  @Test
+  void underKeepMeasuredAnOperationKeepsItsMeasuredTimeWhichHoldsItsFaults() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    int k1 = f.kernel(0, f.blocking(), "k1", KERNEL_NS);
+    ReplayProgram p = f.build().withManaged(List.of(use(k1, 7, MIB)));
+    Node ac922 = NodeLoader.resolve("ac922");
+    ReplayResult kept = Replayer.replay(p, ac922, keepKernels().withKeepMeasured(true));
+    assertThat(kept.ops().get(k1).durationNs()).isEqualTo((double) KERNEL_NS);
+    ReplayResult modelled = Replayer.replay(p, ac922, keepKernels());
+    assertThat(modelled.ops().get(k1).durationNs()).isGreaterThan(KERNEL_NS + 16 * 24_100.0);
+  }
+
   private static ReplayProgram.Managed use(int op, int allocation, long bytes) {
     return new ReplayProgram.Managed.Access(op, allocation, bytes, bytes, 0, false, true);
   }

@@ -35,6 +35,12 @@ final class ProgramFixture {
     return stream(false, false, 0);
   }
 
+  /** A host thread's per-thread default stream (cudaStreamPerThread) on device 0. */
+  int perThread() {
+    streams.add(new CallLog.Stream(1, 0, false, true, true, 2));
+    return streams.size() - 1;
+  }
+
   int event() {
     return events++;
   }
@@ -110,6 +116,57 @@ final class ProgramFixture {
     return id;
   }
 
+  /** A memset of {@code bytes} on a stream, with no measured time. */
+  int memset(int t, int stream, long bytes) {
+    int id = op(ReplayProgram.Kind.MEMSET, "cudaMemsetAsync", stream, streams.get(stream).device(), -1, null, bytes,
+        -1, 0, 0, false);
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemsetAsync");
+    return id;
+  }
+
+  /** A kernel of {@code blocks} thread blocks that took {@code ns} where it was measured. */
+  int kernel(int t, int stream, String name, long ns, long blocks) {
+    int id = ops.size();
+    ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null,
+        0, -1, 0, ns, 0, 0, 0, blocks, false));
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    return id;
+  }
+
+  /** A kernel with no measured time that reaches {@code bytes} through its pointer arguments. */
+  int unmeasuredKernel(int t, int stream, String name, double bytes) {
+    int id = ops.size();
+    ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null,
+        0, -1, -1, -1, bytes, 0, 0, 0, false));
+    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    return id;
+  }
+
+  /**
+   * An operation measured on the GPU from {@code startNs} to {@code endNs} (the trace's clock, the
+   * first call at 0), issued by a call of {@code callNs}: a kernel when {@code kind} is null, else an
+   * asynchronous copy of {@code bytes}.
+   */
+  int measured(int t, int stream, String name, TransferKind kind, long bytes, long startNs, long endNs, long callNs) {
+    int id = ops.size();
+    ops.add(new ReplayProgram.Op(id, kind == null ? ReplayProgram.Kind.KERNEL : ReplayProgram.Kind.COPY, name, stream,
+        streams.get(stream).device(), -1, kind, bytes, -1, startNs, endNs, bytes, 0, 0, 0, false));
+    call(t, CallLog.Type.OP, callNs, id, stream, kind == null ? "cudaLaunchKernel" : "cudaMemcpyAsync");
+    return id;
+  }
+
+  /**
+   * A synchronous copy (cudaMemcpy) on the legacy stream {@code legacy}, measured on the GPU from
+   * {@code startNs} to {@code endNs}, its call measured at {@code callNs}.
+   */
+  int measuredSyncCopy(int t, int legacy, TransferKind kind, long bytes, long startNs, long endNs, long callNs) {
+    int id = ops.size();
+    ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.COPY, "cudaMemcpy", legacy, 0, -1, kind, bytes, -1, startNs,
+        endNs, bytes, 0, 0, 0, true));
+    call(t, CallLog.Type.OP, callNs, id, legacy, "cudaMemcpy");
+    return id;
+  }
+
   /** A kernel that took {@code ns} where it was measured. */
   int kernel(int t, int stream, String name, long ns) {
     int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
@@ -139,6 +196,30 @@ final class ProgramFixture {
 
   ProgramFixture syncDevice(int t) {
     return call(t, CallLog.Type.SYNC_DEVICE, 0, 0, -1, "cudaDeviceSynchronize");
+  }
+
+  /** cudaStreamSynchronize measured at {@code ns}. */
+  ProgramFixture syncStream(int t, int stream, long ns) {
+    return call(t, CallLog.Type.SYNC_STREAM, ns, stream, -1, "cudaStreamSynchronize");
+  }
+
+  ProgramFixture syncEvent(int t, int event) {
+    return call(t, CallLog.Type.SYNC_EVENT, 0, event, -1, "cudaEventSynchronize");
+  }
+
+  /** cudaDeviceSynchronize of device {@code device}. */
+  ProgramFixture syncDevice(int t, int device, long ns) {
+    return call(t, CallLog.Type.SYNC_DEVICE, ns, device, -1, "cudaDeviceSynchronize");
+  }
+
+  /** cudaFree, which waits for device {@code device} to be idle. */
+  ProgramFixture free(int t, int device) {
+    return call(t, CallLog.Type.SYNC_DEVICE, 0, device, -1, "cudaFree");
+  }
+
+  /** A synchronization whose stream the profiler did not record (UNKNOWN_STREAM_SCOPE), measured at {@code ns}. */
+  ProgramFixture syncSomeStreams(int t, int device, long ns) {
+    return call(t, CallLog.Type.SYNC_SOME_STREAMS, ns, device, -1, "cudaStreamSynchronize");
   }
 
   /** A call that does nothing on the GPU, taking {@code ns} on the host. */

@@ -129,4 +129,29 @@ class RegionOfInterestTest {
     assertThat(part.notes()).noneMatch(x -> x.contains("context creation"));
     assertThat(part.makespanNs()).isLessThan(1e6); // the kernel and its launch, not 234 ms of context creation
   }
+  /**
+   * A call inside the region that waits for work issued before it does not wait for it: the
+   * region starts after a 10 ms kernel was launched, and its cudaStreamSynchronize returns at once.
+   *
+   * <pre>
+   *   whole:   s [K 10 ms ............]   thread [launch](1 ms)[sync ....... 10 ms]
+   *   region:                             thread [sync]  (nothing to wait for)
+   * </pre>
+   */
+  @Test
+  void aCallInsideTheRegionDoesNotWaitForWorkIssuedBeforeIt() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    int s = f.blocking();
+    f.kernel(0, s, "k", 10 * MS);
+    f.host(0, MS);
+    f.syncStream(0, s);
+    f.hostCall(0, 1_000);
+    ReplayProgram p = f.build().withAnnotations(List.of(new CallLog.Range(0, "tail", "", MS, MS + 1_000)), List.of());
+    Node n = NodeLoader.resolve("dgx1");
+    assertThat(Replayer.replay(p, n, Replayer.Options.defaults()).makespanNs()).isGreaterThanOrEqualTo(10.0 * MS);
+    ReplayProgram cut = RegionOfInterest.range(p, "tail").cut(p);
+    assertThat(cut.ops()).isEmpty();
+    ReplayResult part = Replayer.replay(cut, n, Replayer.Options.defaults());
+    assertThat(part.makespanNs()).isEqualTo(1_000.0);
+  }
 }

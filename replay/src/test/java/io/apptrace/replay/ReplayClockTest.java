@@ -83,4 +83,89 @@ class ReplayClockTest {
     assertThat(scaled.events()).isEqualTo(once.events());
     assertThat(scaled.makespanNs()).isGreaterThan(80.0 * SECOND);
   }
+  /**
+   * Each duration a model gives is rounded to the nearest nanosecond when it is scheduled: two
+   * kernels measured at 1,001 ns, scaled by 0.3, last 300.3 ns each and are scheduled as 300 ns
+   * each, so the second ends at 600 ns (not at 600.6 rounded once).
+   *
+   * <pre>
+   *   [K1 0-300][K2 300-600]
+   * </pre>
+   */
+  @Test
+  void eachDurationIsRoundedToTheNearestNanosecondWhenItIsScheduled() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    int s = f.nonBlocking();
+    int k1 = f.kernel(0, s, "K1", 1_001);
+    int k2 = f.kernel(0, s, "K2", 1_001);
+    ReplayResult r = Replayer.replay(f.build(), TimelineFixturesTest.node(1, 1),
+        Replayer.Options.defaults().withScaleKernels(0.3));
+    assertThat(r.ops().get(k1).endNs()).isEqualTo(300.0);
+    assertThat(r.ops().get(k2).startNs()).isEqualTo(300.0);
+    assertThat(r.ops().get(k2).endNs()).isEqualTo(600.0);
+  }
+
+  /** The replay's components for {@code p} on {@code n}, wired as {@link Replayer#replay} wires them. */
+  private record Wired(OpTable t, Links links, Clock clock, EventQueue queue, Transfers transfers, ReplayLoop loop) {
+    static Wired of(ReplayProgram p, Node n) throws Exception {
+      Replayer.Options o = Replayer.Options.defaults();
+      OpTable t = new OpTable(p);
+      Links links = new Links(n, false);
+      PricedOps priced = new PricedOps(p, n, o, links, t);
+      Clock clock = new Clock();
+      EventQueue queue = new EventQueue();
+      MeasuredTiming measured = new MeasuredTiming(p, t, o);
+      Dependencies deps = new Dependencies(t, measured);
+      StreamRules streams = new StreamRules(p, n, t, deps, o.deviceMap());
+      Engines engines = new Engines(n, t, clock, queue, priced, false);
+      HostThreads hosts = new HostThreads(p, n, o, t, clock, queue, streams, measured, new CallCosts(p, n,
+          o.callCosts()), priced.afterCallNs());
+      OpLifecycle lifecycle = new OpLifecycle(t, clock, queue, deps, streams, measured, engines, hosts);
+      Transfers transfers = new Transfers(t, links, clock, queue, n.measured().stagingChunkBytes());
+      hosts.issuesThrough(lifecycle);
+      transfers.connect(lifecycle, hosts);
+      return new Wired(t, links, clock, queue, transfers, new ReplayLoop(clock, queue, links, hosts, lifecycle,
+          transfers, engines, t));
+    }
+  }
+
+  /**
+   * An event scheduled before the clock is an internal error that says when, never a loop that
+   * does not advance.
+   *
+   * <pre>
+   *   clock at 1,000 ns; an event at 500 ns: error
+   * </pre>
+   */
+  @Test
+  void anEventScheduledBeforeTheClockIsAnInternalError() throws Exception {
+    Wired w = Wired.of(new ProgramFixture().build(), TimelineFixturesTest.node(1, 1));
+    w.clock().advanceTo(1_000);
+    w.queue().push(500, EventKind.CALL_STARTS, 0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.loop().run())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("an event CALL_STARTS (id 0) was scheduled at 500 ns, before the clock's 1000 ns");
+  }
+
+  /**
+   * A transfer event that ends no transfer is an internal error that names the operation in flight,
+   * never a loop that does not advance.
+   *
+   * <pre>
+   *   copy 0 in flight, due at 1,000 ns; a transfer event at 500 ns: error naming copy 0
+   * </pre>
+   */
+  @Test
+  void aTransferEventThatEndsNoTransferIsAnInternalErrorThatNamesTheOperation() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    f.copy(0, f.nonBlocking(), TransferKind.PINNED_H2D, 1_000);
+    Wired w = Wired.of(f.build(), TimelineFixturesTest.node(1, 1));
+    w.links().start(0, new int[] {0}, new double[] {1}, 1, 1_000, 0, 0);
+    w.links().update(0);
+    w.clock().advanceTo(500);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.transfers().due())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the replay made no progress at 500 ns: a transfer event was due but no transfer ended"
+            + " (operation 0, cudaMemcpyAsync)");
+  }
 }
