@@ -25,10 +25,15 @@ final class StreamRules {
   private final Map<Integer, Integer> deviceMap;
   /** The last operation issued to each stream (-1: none). */
   private final int[] lastOp;
-  /** The (process, GPU) state of each stream, looked up once: [last on the legacy stream, last kernel]. */
+  /** The (process, GPU) state of each stream, looked up once: [the last operation on the legacy stream]. */
   private final int[][] streamPd;
   private final int[] streamPdGpu;
   private final Map<Long, int[]> lastOfProcDevice = new HashMap<>();
+  /**
+   * Per process and GPU ({@link #procDevice}'s array, by identity), the kernels issued that were
+   * not done when an operation was last issued there: what implicit synchronization waits for.
+   */
+  private final Map<int[], List<Integer>> kernelsInFlight = new java.util.IdentityHashMap<>();
   /** Per stream: what its next operation waits for (cudaStreamWaitEvent). */
   private final List<List<Integer>> pendingWaits = new ArrayList<>();
   /** The operation each event was last recorded after (-1: none). */
@@ -53,7 +58,7 @@ final class StreamRules {
   }
 
   private int[] procDevice(int pid, int gpu) {
-    return lastOfProcDevice.computeIfAbsent(((long) pid << 32) | gpu, k -> new int[] {-1, -1});
+    return lastOfProcDevice.computeIfAbsent(((long) pid << 32) | gpu, k -> new int[] {-1});
   }
 
   /** Operation {@code i}, just issued to its stream on GPU {@code gpu}: what it waits for. */
@@ -89,11 +94,17 @@ final class StreamRules {
     }
     // implicit synchronization: an operation that follows a kernel in its stream waits for every
     // kernel issued before it on the GPU
-    if (node.gpus().get(gpu).implicitSync() && prev >= 0 && t.ops[prev].kind() == ReplayProgram.Kind.KERNEL) {
-      deps.add(i, pd[1]);
-    }
-    if (op.kind() == ReplayProgram.Kind.KERNEL) {
-      pd[1] = i;
+    if (node.gpus().get(gpu).implicitSync()) {
+      List<Integer> inFlight = kernelsInFlight.computeIfAbsent(pd, k -> new ArrayList<>());
+      inFlight.removeIf(k -> t.state[k] == OpState.DONE);
+      if (prev >= 0 && t.ops[prev].kind() == ReplayProgram.Kind.KERNEL) {
+        for (int k : inFlight) {
+          deps.add(i, k);
+        }
+      }
+      if (op.kind() == ReplayProgram.Kind.KERNEL) {
+        inFlight.add(i);
+      }
     }
     lastOp[s] = i;
   }

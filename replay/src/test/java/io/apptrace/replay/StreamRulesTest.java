@@ -251,6 +251,7 @@ class StreamRulesTest {
     times(r, in, 0, 110);
     times(r, out, 110, 170);
   }
+
   /**
    * Implicit synchronization waits for every kernel issued before the operation, not only the last
    * one issued: K1 is issued first but waits for a copy in its stream, so K2 (issued after it, ready
@@ -263,10 +264,6 @@ class StreamRulesTest {
    * </pre>
    */
   @Test
-  @org.junit.jupiter.api.Disabled("bug: StreamRules keeps only the last kernel issued on a GPU (pd[1]) for implicit"
-      + " synchronization, so an operation after a kernel waits for that one kernel; an earlier-issued kernel that"
-      + " ends later (here K1, held back by its stream's copy) is not waited for, and the copy out starts at 20 us"
-      + " instead of 140 us")
   void withImplicitSynchronizationAnOperationWaitsForEarlierKernelsThatEndLater() throws Exception {
     ProgramFixture f = new ProgramFixture();
     int s1 = f.nonBlocking();
