@@ -8,7 +8,6 @@ import io.apptrace.cost.TransferEstimate;
 import io.apptrace.cost.TransferModel;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
-import io.apptrace.node.NodeLoader;
 import io.apptrace.node.TransferKind;
 import io.apptrace.node.Units;
 import java.io.PrintWriter;
@@ -91,12 +90,7 @@ final class ModelCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Node n;
-    try {
-      n = NodeLoader.resolve(node);
-    } catch (NodeFileException e) {
-      throw new UserException(e.getMessage());
-    }
+    Node n = Nodes.resolve(node);
     PrintWriter out = spec.commandLine().getOut();
     checkUsage();
     if (kernel) {

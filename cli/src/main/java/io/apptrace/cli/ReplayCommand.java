@@ -9,7 +9,6 @@ import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
-import io.apptrace.node.NodeLoader;
 import io.apptrace.node.NodeOverride;
 import io.apptrace.node.NodeOverrideException;
 import io.apptrace.node.TransferKind;
@@ -114,21 +113,7 @@ final class ReplayCommand implements Callable<Integer> {
       + " faults) or none (docs/REPLAY.md, \"Managed memory\").")
   String managedHostReads = "sync";
 
-  @Option(names = "--roi", paramLabel = "NAME", description = "Project only the range NAME (an NVTX range, a"
-      + " profiler range, an imported annotation): every instance of it, or NAME#k the k-th (from 1).")
-  String roi;
-
-  @Option(names = "--roi-from", paramLabel = "CALL", description = "Project from the entry of the call or the time"
-      + " of the mark named CALL (CALL#k: its k-th, from 1).")
-  String roiFrom;
-
-  @Option(names = "--roi-to", paramLabel = "CALL", description = "Project up to the end of the call or the time of"
-      + " the mark named CALL (CALL#k: its k-th, from 1).")
-  String roiTo;
-
-  @Option(names = "--skip-setup", description = "Project from the first copy, memset or kernel on: leave out the"
-      + " set-up before it.")
-  boolean skipSetup;
+  @Mixin RegionOptions regionOptions;
 
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
   String sourceNode;
@@ -179,7 +164,7 @@ final class ReplayCommand implements Callable<Integer> {
       throw new UserException(e.getMessage());
     }
     Optional<String> region = Optional.empty();
-    Optional<RegionOfInterest> roiCut = region(program);
+    Optional<RegionOfInterest> roiCut = regionOptions.region(program);
     if (roiCut.isPresent()) {
       ReplayProgram cut = roiCut.get().cut(program);
       region = Optional.of(roiCut.get().summary(program, cut));
@@ -271,37 +256,8 @@ final class ReplayCommand implements Callable<Integer> {
     return out;
   }
 
-  /** The region of interest the options name, if any. */
-  private Optional<RegionOfInterest> region(ReplayProgram program) {
-    int given = (roi != null ? 1 : 0) + (roiFrom != null || roiTo != null ? 1 : 0) + (skipSetup ? 1 : 0);
-    if (given > 1) {
-      throw new UserException("--roi, --roi-from/--roi-to and --skip-setup each name a region: give one",
-          ExitCodes.BAD_USAGE);
-    }
-    try {
-      if (roi != null) {
-        return Optional.of(RegionOfInterest.range(program, roi));
-      }
-      if (roiFrom != null || roiTo != null) {
-        return Optional.of(RegionOfInterest.between(program, roiFrom, roiTo));
-      }
-      if (skipSetup) {
-        return Optional.of(RegionOfInterest.skipSetup(program));
-      }
-    } catch (RegionOfInterest.NotFound e) {
-      throw new UserException(e.getMessage());
-    }
-    return Optional.empty();
-  }
-
   private static Node node(String n, List<NodeOverride> overrides) {
-    try {
-      return overrides.isEmpty() ? NodeLoader.resolve(n) : NodeLoader.resolve(n, overrides);
-    } catch (NodeFileException e) {
-      throw new UserException(e.getMessage());
-    } catch (NodeOverrideException e) {
-      throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
-    }
+    return Nodes.resolve(n, overrides);
   }
 
   /**

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.apptrace.node.Node;
-import io.apptrace.node.NodeFileException;
-import io.apptrace.node.NodeLoader;
 import io.apptrace.node.Units;
 import io.apptrace.validate.ApeStats;
 import io.apptrace.validate.CallValidation;
@@ -50,12 +48,7 @@ final class ValidateCallsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Node n;
-    try {
-      n = NodeLoader.resolve(node);
-    } catch (NodeFileException e) {
-      throw new UserException(e.getMessage());
-    }
+    Node n = Nodes.resolve(node);
     PrintWriter out = spec.commandLine().getOut();
     ObjectMapper mapper = new ObjectMapper();
     ArrayNode all = mapper.createArrayNode();

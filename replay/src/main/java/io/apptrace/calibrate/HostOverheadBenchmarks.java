@@ -157,36 +157,40 @@ final class HostOverheadBenchmarks {
 
   /** {@code cudaStreamCreate} and {@code cudaStreamDestroy}, in turn. */
   List<CallSeries> streamCreateDestroy(Target t) throws CudaException {
-    at(t);
-    int n = sizing.callSamples();
-    double[] create = new double[n];
-    double[] destroy = new double[n];
-    PointerByReference p = new PointerByReference();
-    for (int i = -1; i < n; i++) {
-      double c = time(() -> cuda.rt.cudaStreamCreate(p), "cudaStreamCreate");
-      Pointer s = p.getValue();
-      double d = time(() -> cuda.rt.cudaStreamDestroy(s), "cudaStreamDestroy");
-      keep(i, create, c, destroy, d);
-    }
-    return List.of(series(ApiClass.STREAM_CREATE, "cudaStreamCreate", 0, create),
-        series(ApiClass.STREAM_DESTROY, "cudaStreamDestroy", 0, destroy));
+    return createDestroy(t, ApiClass.STREAM_CREATE, "cudaStreamCreate", cuda.rt::cudaStreamCreate,
+        ApiClass.STREAM_DESTROY, "cudaStreamDestroy", cuda.rt::cudaStreamDestroy);
   }
 
   /** {@code cudaEventCreate} and {@code cudaEventDestroy}, in turn. */
   List<CallSeries> eventCreateDestroy(Target t) throws CudaException {
+    return createDestroy(t, ApiClass.EVENT_CREATE, "cudaEventCreate", cuda.rt::cudaEventCreate,
+        ApiClass.EVENT_DESTROY, "cudaEventDestroy", cuda.rt::cudaEventDestroy);
+  }
+
+  /** A call that creates a handle into its argument, and one that destroys a handle. */
+  private interface Create {
+    int invoke(PointerByReference handle);
+  }
+
+  private interface Destroy {
+    int invoke(Pointer handle);
+  }
+
+  /** A handle created and destroyed in turn, each call timed on its own. */
+  private List<CallSeries> createDestroy(Target t, ApiClass createClass, String createName, Create create,
+      ApiClass destroyClass, String destroyName, Destroy destroy) throws CudaException {
     at(t);
     int n = sizing.callSamples();
-    double[] create = new double[n];
-    double[] destroy = new double[n];
+    double[] created = new double[n];
+    double[] destroyed = new double[n];
     PointerByReference p = new PointerByReference();
     for (int i = -1; i < n; i++) {
-      double c = time(() -> cuda.rt.cudaEventCreate(p), "cudaEventCreate");
-      Pointer e = p.getValue();
-      double d = time(() -> cuda.rt.cudaEventDestroy(e), "cudaEventDestroy");
-      keep(i, create, c, destroy, d);
+      double c = time(() -> create.invoke(p), createName);
+      Pointer h = p.getValue();
+      double d = time(() -> destroy.invoke(h), destroyName);
+      keep(i, created, c, destroyed, d);
     }
-    return List.of(series(ApiClass.EVENT_CREATE, "cudaEventCreate", 0, create),
-        series(ApiClass.EVENT_DESTROY, "cudaEventDestroy", 0, destroy));
+    return List.of(series(createClass, createName, 0, created), series(destroyClass, destroyName, 0, destroyed));
   }
 
   /**

@@ -1,0 +1,32 @@
+package io.apptrace.cli;
+
+import io.apptrace.node.Node;
+import io.apptrace.node.NodeFileException;
+import io.apptrace.node.NodeLoader;
+import io.apptrace.node.NodeOverride;
+import io.apptrace.node.NodeOverrideException;
+import java.util.List;
+
+/** A node a command names (a bundled node or a node file), or the command's one-line error. */
+final class Nodes {
+  private Nodes() {}
+
+  /** The node {@code nameOrPath} names; a node that does not load is exit 1 with its error. */
+  static Node resolve(String nameOrPath) {
+    return resolve(nameOrPath, List.of());
+  }
+
+  /**
+   * The node {@code nameOrPath} names with the what-if {@code overrides} applied; a node that does
+   * not load is exit 1, an override that names nothing in it exit 2.
+   */
+  static Node resolve(String nameOrPath, List<NodeOverride> overrides) {
+    try {
+      return overrides.isEmpty() ? NodeLoader.resolve(nameOrPath) : NodeLoader.resolve(nameOrPath, overrides);
+    } catch (NodeFileException e) {
+      throw new UserException(e.getMessage());
+    } catch (NodeOverrideException e) {
+      throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
+    }
+  }
+}
