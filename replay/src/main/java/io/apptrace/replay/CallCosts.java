@@ -1,6 +1,5 @@
 package io.apptrace.replay;
 
-import io.apptrace.graph.CallLog;
 import io.apptrace.node.ApiClass;
 import io.apptrace.node.HostOverheads;
 import io.apptrace.node.Node;
@@ -106,7 +105,7 @@ public final class CallCosts {
       return -1;
     }
     callsModelled++;
-    ApiClass k = c.type() == CallLog.Type.OP ? ApiClass.SYNC : ApiClass.of(c.name());
+    ApiClass k = c.what() instanceof HostCall.IssueOp ? ApiClass.SYNC : ApiClass.of(c.name());
     if (k != ApiClass.DEVICE_FREE) {
       k = ApiClass.SYNC;
     }

@@ -108,54 +108,48 @@ final class HostThreads {
     long own = -1; // a blocking call's own cost when the host-overhead model prices it
     targets.clear();
     boolean blocking = false;
-    switch (c.type()) {
-      case OP -> {
-        int op = c.a();
-        if (t.gpuOf[op] >= 0) {
-          dur = costs.issueNs(i, c, t.gpuOf[op]);
-          own = costs.modelled() ? dur : -1;
-        }
-        lifecycle.issue(op, id, c.entryNs());
-        if (t.ops[op].synchronous() && t.gpuOf[op] >= 0) {
-          blocking = true;
-          targets.add(op);
-        } else if (t.gpuOf[op] < 0) {
-          dur = Clock.ticks(dur / node.cpuSpeedFactor()); // the host copies: CPU time
-        }
+    HostCall what = c.what();
+    if (what instanceof HostCall.IssueOp issue) {
+      int op = issue.op();
+      if (t.gpuOf[op] >= 0) {
+        dur = costs.issueNs(i, c, t.gpuOf[op]);
+        own = costs.modelled() ? dur : -1;
       }
-      case SYNC_STREAM -> {
+      lifecycle.issue(op, id, c.entryNs());
+      if (t.ops[op].synchronous() && t.gpuOf[op] >= 0) {
         blocking = true;
-        streams.streamTargets(c.a(), targets);
+        targets.add(op);
+      } else if (t.gpuOf[op] < 0) {
+        dur = Clock.ticks(dur / node.cpuSpeedFactor()); // the host copies: CPU time
       }
-      case SYNC_EVENT -> {
-        blocking = true;
-        streams.eventTargets(c.a(), targets);
-      }
-      case SYNC_DEVICE -> {
-        blocking = true;
-        streams.deviceTargets(p.threads().get(i).pid(), c.a(), targets);
-      }
-      case SYNC_SOME_STREAMS -> {
-        blocking = true;
-        streams.someStreamTargets(p.threads().get(i).pid(), c.a(), c.entryNs() + c.durationNs(), targets);
-      }
-      case EVENT_RECORD -> {
-        streams.record(c.a(), c.b());
-        dur = costs.plainNs(i, c);
-      }
-      case STREAM_WAIT_EVENT -> {
-        streams.waitEvent(c.a(), c.b());
-        dur = costs.plainNs(i, c);
-      }
-      case HOST -> dur = costs.plainNs(i, c);
+    } else if (what instanceof HostCall.SyncStream w) {
+      blocking = true;
+      streams.streamTargets(w.stream(), targets);
+    } else if (what instanceof HostCall.SyncEvent w) {
+      blocking = true;
+      streams.eventTargets(w.event(), targets);
+    } else if (what instanceof HostCall.SyncDevice w) {
+      blocking = true;
+      streams.deviceTargets(p.threads().get(i).pid(), w.device(), targets);
+    } else if (what instanceof HostCall.SyncSomeStreams w) {
+      blocking = true;
+      streams.someStreamTargets(p.threads().get(i).pid(), w.device(), c.entryNs() + c.durationNs(), targets);
+    } else if (what instanceof HostCall.RecordEvent r) {
+      streams.record(r.stream(), r.event());
+      dur = costs.plainNs(i, c);
+    } else if (what instanceof HostCall.WaitEvent w) {
+      streams.waitEvent(w.stream(), w.event());
+      dur = costs.plainNs(i, c);
+    } else {
+      dur = costs.plainNs(i, c); // host work
     }
-    if (blocking && c.type() != io.apptrace.graph.CallLog.Type.OP) {
+    if (blocking && what.waits()) {
       own = costs.blockingOwnNs(i, c);
     }
     if (!blocking) {
       callEnd[id] = now + dur;
-      if (c.type() == io.apptrace.graph.CallLog.Type.OP && t.gpuOf[c.a()] < 0) {
-        t.end[c.a()] = callEnd[id];
+      if (c.issuedOp() >= 0 && t.gpuOf[c.issuedOp()] < 0) {
+        t.end[c.issuedOp()] = callEnd[id];
       }
       queue.push(now + dur, EventKind.CALL_ENDS, i);
       return;

@@ -1,6 +1,5 @@
 package io.apptrace.replay;
 
-import io.apptrace.graph.CallLog;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.Arrays;
@@ -63,8 +62,8 @@ public final class OpsCsv {
     Arrays.fill(thread, -1);
     for (int t = 0; t < p.threads().size(); t++) {
       for (ReplayProgram.Call c : p.threads().get(t).calls()) {
-        if (c.type() == CallLog.Type.OP && c.a() >= 0 && c.a() < thread.length) {
-          thread[c.a()] = t;
+        if (c.issuedOp() >= 0 && c.issuedOp() < thread.length) {
+          thread[c.issuedOp()] = t;
         }
       }
     }

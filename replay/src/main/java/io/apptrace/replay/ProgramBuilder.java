@@ -42,8 +42,8 @@ public final class ProgramBuilder {
       int t = log.thread(c);
       long off = offCpu.next(t, log.entryNs(c), log.durationNs(c), log.cpuEntryNs(c), log.cpuExitNs(c),
           log.collectorNs(c));
-      perThread.get(t).add(new ReplayProgram.Call(type, log.entryNs(c), log.durationNs(c), log.a(c),
-          log.b(c), ops.nameOf(log.apiName(c)), log.bytes(c), off));
+      perThread.get(t).add(new ReplayProgram.Call(HostCall.of(type, log.a(c), log.b(c)), log.entryNs(c),
+          log.durationNs(c), ops.nameOf(log.apiName(c)), log.bytes(c), off));
     }
     List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
     for (int op = 0; op < ops.size(); op++) {

@@ -31,7 +31,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     long first = Long.MAX_VALUE;
     for (ReplayProgram.Thread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.type() == CallLog.Type.OP) {
+        if (c.issuedOp() >= 0) {
           first = Math.min(first, c.entryNs());
           break;
         }
@@ -231,8 +231,8 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     boolean[] kept = new boolean[p.ops().size()];
     for (ReplayProgram.Thread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.type() == CallLog.Type.OP && inside(c.entryNs()).isPresent()) {
-          kept[c.a()] = true;
+        if (c.issuedOp() >= 0 && inside(c.entryNs()).isPresent()) {
+          kept[c.issuedOp()] = true;
         }
       }
     }
@@ -260,9 +260,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         }
         map[k] = calls.size();
         long shift = removedBefore(c.entryNs());
-        int a = c.type() == CallLog.Type.OP ? newId[c.a()] : c.a();
-        calls.add(new ReplayProgram.Call(c.type(), c.entryNs() - shift, c.durationNs(), a, c.b(), c.name(),
-            c.bytes(), c.offCpuNs()));
+        calls.add(c.moved(c.entryNs() - shift, c.issuedOp() >= 0 ? newId[c.issuedOp()] : -1));
       }
       threads.add(new ReplayProgram.Thread(t.pid(), t.tid(), calls));
     }
@@ -283,7 +281,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     long start = windows.get(0)[0];
     for (ReplayProgram.Thread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.entryNs() < start && (c.type() != CallLog.Type.HOST || io.apptrace.node.ApiClass.createsContext(c.name()))) {
+        if (c.entryNs() < start && (!(c.what() instanceof HostCall.HostWork) || io.apptrace.node.ApiClass.createsContext(c.name()))) {
           contexts.add(t.pid()); // its context was created before the region
           break;
         }

@@ -103,25 +103,35 @@ public final class ReplayProgram {
   /**
    * One API call of a host thread.
    *
-   * @param a, b the call's arguments as {@link CallLog.Type} says (for OP: the operation and its
-   *     stream)
+   * @param what what it does ({@link HostCall}: issues an operation, waits, records or waits for an
+   *     event, host work)
    * @param bytes what the call allocated, freed, pinned or unpinned (a host call's), else 0
    * @param offCpuNs of the host time between the thread's previous call and this one, how much the
    *     thread spent off the CPU in the trace (descheduled, sleeping, waiting), as its CPU times tell
    *     ({@link OffCpuTime}); 0 when the trace does not say
    */
-  public record Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name, long bytes,
-      long offCpuNs) {
-    /** A call that allocates nothing. */
-    public Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name) {
-      this(type, entryNs, durationNs, a, b, name, 0, 0);
+  public record Call(HostCall what, long entryNs, long durationNs, String name, long bytes, long offCpuNs) {
+    public Call {
+      Objects.requireNonNull(what, "what");
     }
 
-    /** A call whose thread's CPU time the trace does not know. */
-    public Call(CallLog.Type type, long entryNs, long durationNs, int a, int b, String name, long bytes) {
-      this(type, entryNs, durationNs, a, b, name, bytes, 0);
+    /** A call that allocates nothing and whose thread's CPU time the trace does not know. */
+    public Call(HostCall what, long entryNs, long durationNs, String name) {
+      this(what, entryNs, durationNs, name, 0, 0);
+    }
+
+    /** The operation it issues, or -1. */
+    public int issuedOp() {
+      return what instanceof HostCall.IssueOp i ? i.op() : -1;
+    }
+
+    /** The same call at another time, issuing {@code op} instead (a region of interest renumbers them). */
+    Call moved(long entry, int op) {
+      HostCall w = what instanceof HostCall.IssueOp i ? new HostCall.IssueOp(op, i.stream()) : what;
+      return new Call(w, entry, durationNs, name, bytes, offCpuNs);
     }
   }
+
 
   /**
    * What moves managed (unified) memory, in the order the program did it ({@link

@@ -2,7 +2,6 @@ package io.apptrace.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.apptrace.graph.CallLog;
 import io.apptrace.node.NodeLoader;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -56,8 +55,8 @@ class OffCpuTimeTest {
     List<ReplayProgram.Call> calls = p.threads().get(0).calls();
     ReplayProgram.Call second = calls.get(1);
     ReplayProgram q = new ReplayProgram(p.ops(), p.streams(), List.of(new ReplayProgram.Thread(1, 100, List.of(
-        calls.get(0), new ReplayProgram.Call(CallLog.Type.OP, second.entryNs(), second.durationNs(), second.a(),
-            second.b(), second.name(), 0, 40 * MS)))), p.events());
+        calls.get(0), new ReplayProgram.Call(second.what(), second.entryNs(), second.durationNs(),
+            second.name(), 0, 40 * MS)))), p.events());
     ReplayResult wall = Replayer.replay(p, NodeLoader.resolve("dgx1"), Replayer.Options.defaults());
     ReplayResult cpu = Replayer.replay(q, NodeLoader.resolve("dgx1"), Replayer.Options.defaults());
     assertThat(wall.makespanNs() - cpu.makespanNs()).isEqualTo(40 * MS);

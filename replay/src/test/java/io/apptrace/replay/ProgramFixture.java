@@ -53,21 +53,21 @@ final class ProgramFixture {
     return threads.get(t);
   }
 
-  private ProgramFixture call(int t, CallLog.Type type, long durationNs, int a, int b, String name) {
-    return call(t, type, durationNs, a, b, name, 0);
+  private ProgramFixture call(int t, HostCall what, long durationNs, String name) {
+    return call(t, what, durationNs, name, 0);
   }
 
-  private ProgramFixture call(int t, CallLog.Type type, long durationNs, int a, int b, String name, long bytes) {
+  private ProgramFixture call(int t, HostCall what, long durationNs, String name, long bytes) {
     List<ReplayProgram.Call> calls = thread(t);
     long[] clock = clocks.get(t);
-    calls.add(new ReplayProgram.Call(type, clock[0], durationNs, a, b, name, bytes));
+    calls.add(new ReplayProgram.Call(what, clock[0], durationNs, name, bytes, 0));
     clock[0] += durationNs;
     return this;
   }
 
   /** A named API call that does nothing on the GPU, measured at {@code ns}, allocating or pinning {@code bytes}. */
   ProgramFixture api(int t, String name, long ns, long bytes) {
-    return call(t, CallLog.Type.HOST, ns, -1, -1, name, bytes);
+    return call(t, HostCall.HOST_WORK, ns, name, bytes);
   }
 
   private boolean simulated;
@@ -97,14 +97,14 @@ final class ProgramFixture {
   int copy(int t, int stream, TransferKind kind, long bytes) {
     int id = op(ReplayProgram.Kind.COPY, "cudaMemcpyAsync", stream, streams.get(stream).device(), -1, kind, bytes, -1,
         0, 0, false);
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemcpyAsync");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaMemcpyAsync");
     return id;
   }
 
   /** A synchronous copy (cudaMemcpy) on the legacy stream {@code legacy}. */
   int syncCopy(int t, int legacy, TransferKind kind, long bytes, long callNs) {
     int id = op(ReplayProgram.Kind.COPY, "cudaMemcpy", legacy, 0, -1, kind, bytes, -1, 0, 0, true);
-    call(t, CallLog.Type.OP, callNs, id, legacy, "cudaMemcpy");
+    call(t, new HostCall.IssueOp(id, legacy), callNs, "cudaMemcpy");
     return id;
   }
 
@@ -112,7 +112,7 @@ final class ProgramFixture {
   int peerCopy(int t, int stream, int peer, long bytes) {
     int id = op(ReplayProgram.Kind.COPY, "cudaMemcpyPeerAsync", stream, streams.get(stream).device(), peer,
         TransferKind.PEER, bytes, -1, 0, 0, false);
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemcpyPeerAsync");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaMemcpyPeerAsync");
     return id;
   }
 
@@ -120,7 +120,7 @@ final class ProgramFixture {
   int memset(int t, int stream, long bytes) {
     int id = op(ReplayProgram.Kind.MEMSET, "cudaMemsetAsync", stream, streams.get(stream).device(), -1, null, bytes,
         -1, 0, 0, false);
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaMemsetAsync");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaMemsetAsync");
     return id;
   }
 
@@ -129,7 +129,7 @@ final class ProgramFixture {
     int id = ops.size();
     ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null,
         0, -1, 0, ns, 0, 0, 0, blocks, false));
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaLaunchKernel");
     return id;
   }
 
@@ -138,7 +138,7 @@ final class ProgramFixture {
     int id = ops.size();
     ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null,
         0, -1, -1, -1, bytes, 0, 0, 0, false));
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaLaunchKernel");
     return id;
   }
 
@@ -151,7 +151,7 @@ final class ProgramFixture {
     int id = ops.size();
     ops.add(new ReplayProgram.Op(id, kind == null ? ReplayProgram.Kind.KERNEL : ReplayProgram.Kind.COPY, name, stream,
         streams.get(stream).device(), -1, kind, bytes, -1, startNs, endNs, bytes, 0, 0, 0, false));
-    call(t, CallLog.Type.OP, callNs, id, stream, kind == null ? "cudaLaunchKernel" : "cudaMemcpyAsync");
+    call(t, new HostCall.IssueOp(id, stream), callNs, kind == null ? "cudaLaunchKernel" : "cudaMemcpyAsync");
     return id;
   }
 
@@ -163,14 +163,14 @@ final class ProgramFixture {
     int id = ops.size();
     ops.add(new ReplayProgram.Op(id, ReplayProgram.Kind.COPY, "cudaMemcpy", legacy, 0, -1, kind, bytes, -1, startNs,
         endNs, bytes, 0, 0, 0, true));
-    call(t, CallLog.Type.OP, callNs, id, legacy, "cudaMemcpy");
+    call(t, new HostCall.IssueOp(id, legacy), callNs, "cudaMemcpy");
     return id;
   }
 
   /** A kernel that took {@code ns} where it was measured. */
   int kernel(int t, int stream, String name, long ns) {
     int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaLaunchKernel");
     return id;
   }
 
@@ -178,53 +178,53 @@ final class ProgramFixture {
   int mappedKernel(int t, int stream, String name, long ns, double readBytes, double writeBytes) {
     int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, readBytes,
         writeBytes, false);
-    call(t, CallLog.Type.OP, 0, id, stream, "cudaLaunchKernel");
+    call(t, new HostCall.IssueOp(id, stream), 0, "cudaLaunchKernel");
     return id;
   }
 
   ProgramFixture record(int t, int stream, int event) {
-    return call(t, CallLog.Type.EVENT_RECORD, 0, stream, event, "cudaEventRecord");
+    return call(t, new HostCall.RecordEvent(stream, event), 0, "cudaEventRecord");
   }
 
   ProgramFixture waitEvent(int t, int stream, int event) {
-    return call(t, CallLog.Type.STREAM_WAIT_EVENT, 0, stream, event, "cudaStreamWaitEvent");
+    return call(t, new HostCall.WaitEvent(stream, event), 0, "cudaStreamWaitEvent");
   }
 
   ProgramFixture syncStream(int t, int stream) {
-    return call(t, CallLog.Type.SYNC_STREAM, 0, stream, -1, "cudaStreamSynchronize");
+    return call(t, new HostCall.SyncStream(stream), 0, "cudaStreamSynchronize");
   }
 
   ProgramFixture syncDevice(int t) {
-    return call(t, CallLog.Type.SYNC_DEVICE, 0, 0, -1, "cudaDeviceSynchronize");
+    return call(t, new HostCall.SyncDevice(0), 0, "cudaDeviceSynchronize");
   }
 
   /** cudaStreamSynchronize measured at {@code ns}. */
   ProgramFixture syncStream(int t, int stream, long ns) {
-    return call(t, CallLog.Type.SYNC_STREAM, ns, stream, -1, "cudaStreamSynchronize");
+    return call(t, new HostCall.SyncStream(stream), ns, "cudaStreamSynchronize");
   }
 
   ProgramFixture syncEvent(int t, int event) {
-    return call(t, CallLog.Type.SYNC_EVENT, 0, event, -1, "cudaEventSynchronize");
+    return call(t, new HostCall.SyncEvent(event), 0, "cudaEventSynchronize");
   }
 
   /** cudaDeviceSynchronize of device {@code device}. */
   ProgramFixture syncDevice(int t, int device, long ns) {
-    return call(t, CallLog.Type.SYNC_DEVICE, ns, device, -1, "cudaDeviceSynchronize");
+    return call(t, new HostCall.SyncDevice(device), ns, "cudaDeviceSynchronize");
   }
 
   /** cudaFree, which waits for device {@code device} to be idle. */
   ProgramFixture free(int t, int device) {
-    return call(t, CallLog.Type.SYNC_DEVICE, 0, device, -1, "cudaFree");
+    return call(t, new HostCall.SyncDevice(device), 0, "cudaFree");
   }
 
   /** A synchronization whose stream the profiler did not record (UNKNOWN_STREAM_SCOPE), measured at {@code ns}. */
   ProgramFixture syncSomeStreams(int t, int device, long ns) {
-    return call(t, CallLog.Type.SYNC_SOME_STREAMS, ns, device, -1, "cudaStreamSynchronize");
+    return call(t, new HostCall.SyncSomeStreams(device), ns, "cudaStreamSynchronize");
   }
 
   /** A call that does nothing on the GPU, taking {@code ns} on the host. */
   ProgramFixture hostCall(int t, long ns) {
-    return call(t, CallLog.Type.HOST, ns, -1, -1, "cudaGetLastError");
+    return call(t, HostCall.HOST_WORK, ns, "cudaGetLastError");
   }
 
   private final java.util.Map<Integer, io.apptrace.trace.SourceGpu> gpus = new java.util.HashMap<>();

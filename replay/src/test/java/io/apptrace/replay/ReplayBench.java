@@ -53,15 +53,17 @@ public final class ReplayBench {
               TransferKind.PINNED_D2H, bytes, -1, -1, -1, bytes, 0, 0, 0, false);
         };
         list.add(op);
-        calls.get(t).add(new ReplayProgram.Call(CallLog.Type.OP, clock[t], 2_000, id, s, op.name()));
+        calls.get(t).add(new ReplayProgram.Call(new HostCall.IssueOp(id, s), clock[t], 2_000, op.name()));
         clock[t] += 3_000;
       }
       if (iteration % 16 == 15) {
-        calls.get(t).add(new ReplayProgram.Call(CallLog.Type.EVENT_RECORD, clock[t], 1_000, s, events++, "cudaEventRecord"));
+        calls.get(t).add(new ReplayProgram.Call(new HostCall.RecordEvent(s, events++), clock[t], 1_000,
+            "cudaEventRecord"));
         clock[t] += 1_500;
       }
       if (iteration % 64 == 63) {
-        calls.get(t).add(new ReplayProgram.Call(CallLog.Type.SYNC_STREAM, clock[t], 1_000, s, -1, "cudaStreamSynchronize"));
+        calls.get(t).add(new ReplayProgram.Call(new HostCall.SyncStream(s), clock[t], 1_000,
+            "cudaStreamSynchronize"));
         clock[t] += 1_500;
       }
       iteration++;

@@ -1,0 +1,61 @@
+package io.apptrace.replay;
+
+import io.apptrace.graph.CallLog;
+
+/**
+ * What a host thread's API call does in a replay (docs/REPLAY.md, "Host threads"), one record per
+ * kind: it issues an operation, waits for a stream, an event, a device or some of its streams,
+ * records or waits for an event on a stream, or does host work only.
+ */
+public sealed interface HostCall {
+  /** Issues operation {@code op} (the program's index) on stream {@code stream}. */
+  record IssueOp(int op, int stream) implements HostCall {}
+
+  /** Blocks until everything issued to stream {@code stream} is done. */
+  record SyncStream(int stream) implements HostCall {}
+
+  /** Blocks until event {@code event}'s last record is done. */
+  record SyncEvent(int event) implements HostCall {}
+
+  /** Blocks until everything the process issued to trace device {@code device} is done. */
+  record SyncDevice(int device) implements HostCall {}
+
+  /**
+   * Blocks until some streams of trace device {@code device} are done: an imported trace's
+   * synchronization that does not name its stream (the replay waits for the streams whose work had
+   * ended, as measured, when the call returned).
+   */
+  record SyncSomeStreams(int device) implements HostCall {}
+
+  /** Records event {@code event} on stream {@code stream}. */
+  record RecordEvent(int stream, int event) implements HostCall {}
+
+  /** Makes stream {@code stream} wait for event {@code event}'s last record. */
+  record WaitEvent(int stream, int event) implements HostCall {}
+
+  /** Host time only: allocations, queries, anything else that does nothing on a GPU. */
+  record HostWork() implements HostCall {}
+
+  /** The one {@link HostWork}. */
+  HostWork HOST_WORK = new HostWork();
+
+  /** Whether the call blocks until GPU work is done (a synchronization; a synchronous copy is an {@link IssueOp}). */
+  default boolean waits() {
+    return this instanceof SyncStream || this instanceof SyncEvent || this instanceof SyncDevice
+        || this instanceof SyncSomeStreams;
+  }
+
+  /** The call of a graph's call log, whose two arguments mean what {@link CallLog.Type} says. */
+  static HostCall of(CallLog.Type type, int a, int b) {
+    return switch (type) {
+      case OP -> new IssueOp(a, b);
+      case SYNC_STREAM -> new SyncStream(a);
+      case SYNC_EVENT -> new SyncEvent(a);
+      case SYNC_DEVICE -> new SyncDevice(a);
+      case SYNC_SOME_STREAMS -> new SyncSomeStreams(a);
+      case EVENT_RECORD -> new RecordEvent(a, b);
+      case STREAM_WAIT_EVENT -> new WaitEvent(a, b);
+      case HOST -> HOST_WORK;
+    };
+  }
+}
