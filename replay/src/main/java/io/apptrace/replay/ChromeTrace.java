@@ -101,7 +101,7 @@ public final class ChromeTrace {
     ReplayProgram p = r.program();
     meta(g, pid, -1, "process_name", "projected on " + r.node().name(), pid);
     for (int t = 0; t < p.threads().size(); t++) {
-      ReplayProgram.Thread th = p.threads().get(t);
+      ReplayProgram.HostThread th = p.threads().get(t);
       meta(g, pid, 1 + t, "thread_name", "host thread " + th.tid() + " (pid " + th.pid() + ")", 1 + t);
     }
     for (int s = 0; s < p.streams().size(); s++) {
@@ -161,7 +161,7 @@ public final class ChromeTrace {
     long first = p.firstEntryNs();
     meta(g, MEASURED_PID, -1, "process_name", "measured", MEASURED_PID);
     for (int t = 0; t < p.threads().size(); t++) {
-      ReplayProgram.Thread th = p.threads().get(t);
+      ReplayProgram.HostThread th = p.threads().get(t);
       meta(g, MEASURED_PID, 1 + t, "thread_name", "host thread " + th.tid() + " (pid " + th.pid() + ")", 1 + t);
       for (ReplayProgram.Call c : th.calls()) {
         slice(g, MEASURED_PID, 1 + t, c.name(), c.entryNs() - first, c.entryNs() + c.durationNs() - first, Map.of());

@@ -69,7 +69,7 @@ final class OffCpuTime {
   static java.util.Optional<String> note(ReplayProgram p) {
     long off = 0;
     int gaps = 0;
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
         if (c.offCpuNs() > 0) {
           off += c.offCpuNs();

@@ -50,9 +50,9 @@ public final class ProgramBuilder {
       out.add(op(g, ops, values, op, opStream[op]));
     }
     List<ReplayProgram.Managed> managed = managed(g, log, out);
-    List<ReplayProgram.Thread> threads = new ArrayList<>();
+    List<ReplayProgram.HostThread> threads = new ArrayList<>();
     for (int t = 0; t < perThread.size(); t++) {
-      threads.add(new ReplayProgram.Thread(ops.threadPid(t), ops.threadTid(t), perThread.get(t)));
+      threads.add(new ReplayProgram.HostThread(ops.threadPid(t), ops.threadTid(t), perThread.get(t)));
     }
     long pinnedBytes = 0;
     for (Allocation a : g.allocations()) {

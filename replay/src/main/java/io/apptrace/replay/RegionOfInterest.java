@@ -29,7 +29,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
   /** From the first call that issues a copy, memset or kernel, to the end. */
   public static RegionOfInterest skipSetup(ReplayProgram p) throws NotFound {
     long first = Long.MAX_VALUE;
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
         if (c.issuedOp() >= 0) {
           first = Math.min(first, c.entryNs());
@@ -124,7 +124,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         return java.util.Collections.min(times);
       }
     }
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
         if (n.inFamily(c.name(), "")) {
           times.add(start ? c.entryNs() : c.entryNs() + c.durationNs());
@@ -223,13 +223,13 @@ public record RegionOfInterest(String description, List<long[]> windows) {
 
   /** The program cut to the region: its calls, the operations they issue, times closed up between windows. */
   public ReplayProgram cut(ReplayProgram p) {
-    List<ReplayProgram.Thread> threads = new ArrayList<>();
+    List<ReplayProgram.HostThread> threads = new ArrayList<>();
     int[] newId = new int[p.ops().size()];
     java.util.Arrays.fill(newId, -1);
     List<ReplayProgram.Op> ops = new ArrayList<>();
     // first pass: the operations issued inside, in id order
     boolean[] kept = new boolean[p.ops().size()];
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
         if (c.issuedOp() >= 0 && inside(c.entryNs()).isPresent()) {
           kept[c.issuedOp()] = true;
@@ -248,7 +248,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
       }
     }
     List<int[]> callMap = new ArrayList<>(); // per thread: a call's index in the region, or -1
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       List<ReplayProgram.Call> calls = new ArrayList<>();
       int[] map = new int[t.calls().size()];
       callMap.add(map);
@@ -262,7 +262,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         long shift = removedBefore(c.entryNs());
         calls.add(c.moved(c.entryNs() - shift, c.issuedOp() >= 0 ? newId[c.issuedOp()] : -1));
       }
-      threads.add(new ReplayProgram.Thread(t.pid(), t.tid(), calls));
+      threads.add(new ReplayProgram.HostThread(t.pid(), t.tid(), calls));
     }
     List<CallLog.Range> ranges = new ArrayList<>();
     for (CallLog.Range r : p.ranges()) {
@@ -279,7 +279,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     }
     java.util.Set<Integer> contexts = new java.util.HashSet<>(p.contextsBefore());
     long start = windows.get(0)[0];
-    for (ReplayProgram.Thread t : p.threads()) {
+    for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
         if (c.entryNs() < start && (!(c.what() instanceof HostCall.HostWork) || io.apptrace.node.ApiClass.createsContext(c.name()))) {
           contexts.add(t.pid()); // its context was created before the region

@@ -164,8 +164,8 @@ public final class ReplayProgram {
   }
 
   /** A host thread: a process, a thread id, and its calls in issue order. */
-  public record Thread(int pid, int tid, List<Call> calls) {
-    public Thread {
+  public record HostThread(int pid, int tid, List<Call> calls) {
+    public HostThread {
       calls = List.copyOf(calls);
     }
   }
@@ -183,7 +183,7 @@ public final class ReplayProgram {
 
   private final List<Op> ops;
   private final List<CallLog.Stream> streams;
-  private final List<Thread> threads;
+  private final List<HostThread> threads;
   private final int events;
   private final Provenance provenance;
   private final Map<Integer, SourceGpu> sourceDevices;
@@ -192,11 +192,11 @@ public final class ReplayProgram {
   private java.util.Set<Integer> contextsBefore = java.util.Set.of();
   private List<Managed> managed = List.of();
 
-  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events) {
+  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<HostThread> threads, int events) {
     this(ops, streams, threads, events, Provenance.NONE);
   }
 
-  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events,
+  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<HostThread> threads, int events,
       Provenance provenance) {
     this(ops, streams, threads, events, provenance, Map.of());
   }
@@ -205,7 +205,7 @@ public final class ReplayProgram {
    * @param sourceDevices the GPUs the trace was taken on, by trace device index (see
    *     {@link #sourceDevices()})
    */
-  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<Thread> threads, int events,
+  public ReplayProgram(List<Op> ops, List<CallLog.Stream> streams, List<HostThread> threads, int events,
       Provenance provenance, Map<Integer, SourceGpu> sourceDevices) {
     this.provenance = Objects.requireNonNull(provenance, "provenance");
     this.sourceDevices = Collections.unmodifiableMap(new TreeMap<>(sourceDevices));
@@ -228,7 +228,7 @@ public final class ReplayProgram {
     return streams;
   }
 
-  public List<Thread> threads() {
+  public List<HostThread> threads() {
     return threads;
   }
 
@@ -318,7 +318,7 @@ public final class ReplayProgram {
   /** The earliest measured call entry: where the measured timeline starts. */
   public long firstEntryNs() {
     long first = Long.MAX_VALUE;
-    for (Thread t : threads) {
+    for (HostThread t : threads) {
       if (!t.calls().isEmpty()) {
         first = Math.min(first, t.calls().get(0).entryNs());
       }
@@ -343,7 +343,7 @@ public final class ReplayProgram {
     if (!any) {
       return -1;
     }
-    for (Thread t : threads) {
+    for (HostThread t : threads) {
       for (Call c : t.calls()) {
         last = Math.max(last, c.entryNs() + c.durationNs());
       }

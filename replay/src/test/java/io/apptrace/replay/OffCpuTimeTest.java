@@ -54,7 +54,7 @@ class OffCpuTimeTest {
     ReplayProgram p = f.build();
     List<ReplayProgram.Call> calls = p.threads().get(0).calls();
     ReplayProgram.Call second = calls.get(1);
-    ReplayProgram q = new ReplayProgram(p.ops(), p.streams(), List.of(new ReplayProgram.Thread(1, 100, List.of(
+    ReplayProgram q = new ReplayProgram(p.ops(), p.streams(), List.of(new ReplayProgram.HostThread(1, 100, List.of(
         calls.get(0), new ReplayProgram.Call(second.what(), second.entryNs(), second.durationNs(),
             second.name(), 0, 40 * MS)))), p.events());
     ReplayResult wall = Replayer.replay(p, NodeLoader.resolve("dgx1"), Replayer.Options.defaults());

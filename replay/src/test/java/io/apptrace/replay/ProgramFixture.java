@@ -237,9 +237,9 @@ final class ProgramFixture {
   }
 
   ReplayProgram build() {
-    List<ReplayProgram.Thread> ts = new ArrayList<>();
+    List<ReplayProgram.HostThread> ts = new ArrayList<>();
     for (int t = 0; t < threads.size(); t++) {
-      ts.add(new ReplayProgram.Thread(1, 100 + t, threads.get(t)));
+      ts.add(new ReplayProgram.HostThread(1, 100 + t, threads.get(t)));
     }
     return new ReplayProgram(ops, streams, ts, events, simulated ? new ReplayProgram.Provenance(true, 0, 0)
         : ReplayProgram.Provenance.NONE, gpus);

@@ -68,9 +68,9 @@ public final class ReplayBench {
       }
       iteration++;
     }
-    List<ReplayProgram.Thread> threads = new ArrayList<>();
+    List<ReplayProgram.HostThread> threads = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
-      threads.add(new ReplayProgram.Thread(1, 100 + t, calls.get(t)));
+      threads.add(new ReplayProgram.HostThread(1, 100 + t, calls.get(t)));
     }
     return new ReplayProgram(list, streams, threads, events);
   }
