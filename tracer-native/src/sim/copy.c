@@ -6,15 +6,17 @@
  * from them). cudaMemcpy returns once the copy is done, except device-to-device copies, which it
  * only queues, as CUDA does. An asynchronous copy from pageable host memory onto a stream with
  * work still pending snapshots the source first (CUDA stages it), and one into pageable host
- * memory waits for the copy (CUDA cannot do it asynchronously either). */
+ * memory waits for the copy (CUDA cannot do it asynchronously either). On a capturing stream an
+ * asynchronous copy becomes a memcpy node (capture.c); graph launches plan theirs here too. */
 #include "sim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Looks up one side of a copy (sim_mem_lock held) and checks its range. */
-static cudaError_t check_side(const void *p, size_t extent, sim_ptrinfo *pi) {
-    sim_mem_lookup(p, pi);
+/* Looks up one side of a copy (sim_mem_lock held) and checks its range; with `graph_mem`, the
+ * allocations of graph alloc nodes count as allocated. */
+static cudaError_t check_side(const void *p, size_t extent, sim_ptrinfo *pi, bool graph_mem) {
+    sim_mem_lookup_ex(p, pi, graph_mem);
     if (p == NULL || extent == SIZE_MAX)
         return cudaErrorInvalidValue;
     if (pi->in_device_range && pi->type == SIM_MEM_UNREGISTERED)
@@ -106,24 +108,64 @@ static cudaError_t stage(sim_op *op) {
     return cudaSuccess;
 }
 
-/* Validates a copy against the pointers it names and runs it on s (sim_sched_lock held). */
+static cudaError_t check_copy(const sim_xfer *x, enum cudaMemcpyKind kind, bool graph_mem,
+                              sim_ptrinfo *dst, sim_ptrinfo *src) {
+    size_t dext = sim_extent(x->width, x->height, x->depth, x->dpitch, x->dslice);
+    size_t sext = sim_extent(x->width, x->height, x->depth, x->spitch, x->sslice);
+    pthread_mutex_lock(&sim_mem_lock);
+    cudaError_t e = check_side(x->dst, dext, dst, graph_mem);
+    if (e == cudaSuccess)
+        e = check_side(x->src, sext, src, graph_mem);
+    if (e == cudaSuccess)
+        e = check_kind(kind, dst, src);
+    pthread_mutex_unlock(&sim_mem_lock);
+    return e;
+}
+
+cudaError_t sim_copy_plan(const sim_xfer *x, enum cudaMemcpyKind kind, int stream_device,
+                          bool graph_mem, sim_op *op) {
+    sim_ptrinfo dst, src;
+    memset(op, 0, sizeof *op);
+    op->kind = SIM_OP_COPY;
+    op->engine = op->peer_device = op->peer_engine = -1;
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return cudaErrorInvalidMemcpyDirection;
+    if (x->width == 0 || x->height == 0 || x->depth == 0)
+        return cudaSuccess;
+    cudaError_t e = check_copy(x, kind, graph_mem, &dst, &src);
+    if (e == cudaSuccess) {
+        op->x = *x;
+        plan_copy(op, &dst, &src, x->width * x->height * x->depth, stream_device);
+    }
+    return e;
+}
+
+/* Validates a copy against the pointers it names and runs it on s (sim_sched_lock held). On a
+ * capturing stream an asynchronous copy becomes a memcpy node; a synchronous one is refused. */
 static cudaError_t copy_on_stream(sim_xfer x, enum cudaMemcpyKind kind, sim_stream *s, bool sync) {
     sim_ptrinfo dst, src;
-    size_t dext = sim_extent(x.width, x.height, x.depth, x.dpitch, x.dslice);
-    size_t sext = sim_extent(x.width, x.height, x.depth, x.spitch, x.sslice);
+    cudaError_t e;
+    if (sync && ((e = sim_capture_unsafe_locked()) != cudaSuccess ||
+                 (e = sim_capture_forbid(s)) != cudaSuccess))
+        return e;
     if ((unsigned)kind > cudaMemcpyDefault)
         return cudaErrorInvalidMemcpyDirection;
     if (x.width == 0 || x.height == 0 || x.depth == 0)
         return cudaSuccess;
-    pthread_mutex_lock(&sim_mem_lock);
-    cudaError_t e = check_side(x.dst, dext, &dst);
-    if (e == cudaSuccess)
-        e = check_side(x.src, sext, &src);
-    if (e == cudaSuccess)
-        e = check_kind(kind, &dst, &src);
-    pthread_mutex_unlock(&sim_mem_lock);
-    if (e != cudaSuccess)
+    /* in a capture, graph allocations count: the graph's own alloc nodes map them */
+    if ((e = check_copy(&x, kind, s->cap != NULL, &dst, &src)) != cudaSuccess)
         return e;
+    if (!sync && sim_captures_active()) {
+        sim_node_desc d;
+        memset(&d, 0, sizeof d);
+        d.type = cudaGraphNodeTypeMemcpy;
+        d.x = x;
+        d.kind = kind;
+        bool captured = false;
+        e = sim_capture_op(s, &d, &captured);
+        if (captured)
+            return e;
+    }
     sim_op op = {0};
     op.x = x;
     plan_copy(&op, &dst, &src, x.width * x.height * x.depth, s->device);
@@ -156,7 +198,7 @@ cudaError_t sim_copy(sim_xfer x, enum cudaMemcpyKind kind, cudaStream_t stream, 
 }
 
 static sim_xfer linear(void *dst, const void *src, size_t count) {
-    sim_xfer x = {dst, src, count, count, count, count, count, 1, 1, 0};
+    sim_xfer x = {dst, src, count, count, count, count, count, 1, 1, 0, 0};
     return x;
 }
 
@@ -193,7 +235,7 @@ static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spi
     size_t max_pitch = sim_cfg.dev[sim_current_device].prop.memPitch;
     if (width > dpitch || width > spitch || dpitch > max_pitch || spitch > max_pitch)
         return cudaErrorInvalidPitchValue;
-    sim_xfer x = {dst, src, dpitch, spitch, 0, 0, width, height, 1, 0}; /* one slice */
+    sim_xfer x = {dst, src, dpitch, spitch, 0, 0, width, height, 1, 0, 0}; /* one slice */
     return sim_copy(x, kind, stream, ptds, sync);
 }
 
@@ -241,17 +283,22 @@ static cudaError_t xfer_3d(const struct cudaPitchedPtr *dp, const struct cudaPos
     x->dpitch = dp->pitch, x->spitch = sp->pitch, x->dslice = dslice, x->sslice = sslice;
     x->width = ext.width, x->height = ext.height, x->depth = ext.depth;
     x->value = 0;
+    x->elem = 0;
     return cudaSuccess;
+}
+
+cudaError_t sim_xfer_3d(const struct cudaMemcpy3DParms *p, sim_xfer *x) {
+    if (p->srcArray != NULL || p->dstArray != NULL)
+        return cudaErrorNotSupported;
+    return xfer_3d(&p->dstPtr, &p->dstPos, &p->srcPtr, &p->srcPos, p->extent, x);
 }
 
 static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, bool ptds,
                            bool sync) {
     if (p == NULL)
         return cudaErrorInvalidValue;
-    if (p->srcArray != NULL || p->dstArray != NULL)
-        return cudaErrorNotSupported;
     sim_xfer x;
-    cudaError_t e = xfer_3d(&p->dstPtr, &p->dstPos, &p->srcPtr, &p->srcPos, p->extent, &x);
+    cudaError_t e = sim_xfer_3d(p, &x);
     return e == cudaSuccess ? sim_copy(x, p->kind, stream, ptds, sync) : e;
 }
 

@@ -468,7 +468,9 @@ SIM_API cudaError_t cudaDeviceSynchronize(void) {
     SIM_ENTER();
     int d = sim_current_device;
     pthread_mutex_lock(&sim_sched_lock);
-    cudaError_t e = sim_wait_device(d);
+    cudaError_t e = sim_capture_check_device(d);
+    if (e == cudaSuccess)
+        e = sim_wait_device(d);
     if (e == cudaSuccess)
         sim_wait_host_until(sim_device_end(d));
     pthread_mutex_unlock(&sim_sched_lock);

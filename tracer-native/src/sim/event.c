@@ -1,18 +1,17 @@
 /* Events. An event holds the marker of its latest record: done once the work before it ran, with
  * the simulated time at which it did, which is what cudaEventElapsedTime subtracts. Waiting on an
  * event takes the marker current at the time of the call, as CUDA does: recording the event again
- * later does not change what an earlier cudaStreamWaitEvent waits for. */
+ * later does not change what an earlier cudaStreamWaitEvent waits for. Records and waits on
+ * capturing streams, and events recorded in a capture, are capture.c's. */
 #include "sim.h"
 
 #include <stdlib.h>
 
-typedef struct {
-    int device;
-    unsigned flags;
-    sim_marker *marker; /* NULL until first recorded */
-} sim_event;
-
 static sim_ptrmap events;
+
+sim_event *sim_event_get(cudaEvent_t event) {
+    return event ? sim_ptrmap_get(&events, event) : NULL;
+}
 
 static cudaError_t event_create(cudaEvent_t *event, unsigned flags) {
     unsigned valid = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
@@ -47,6 +46,7 @@ SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int fl
 }
 
 static void free_event(sim_event *ev) {
+    sim_capture_event_gone(ev);
     sim_marker_unref(ev->marker);
     free(ev);
 }
@@ -83,10 +83,13 @@ static cudaError_t record(cudaEvent_t event, cudaStream_t stream, unsigned flags
     cudaError_t e = ev ? sim_stream_resolve(stream, ptds, &s) : cudaErrorInvalidResourceHandle;
     if (e == cudaSuccess && s->device != ev->device)
         e = cudaErrorInvalidResourceHandle; /* an event records only on its own device's streams */
-    sim_marker *m = e == cudaSuccess ? sim_marker_new() : NULL;
-    if (e == cudaSuccess && m == NULL)
+    bool captured = false;
+    if (e == cudaSuccess)
+        e = sim_capture_record(s, ev, event, flags, &captured);
+    sim_marker *m = e == cudaSuccess && !captured ? sim_marker_new() : NULL;
+    if (e == cudaSuccess && !captured && m == NULL)
         e = cudaErrorMemoryAllocation;
-    if (e == cudaSuccess) {
+    if (e == cudaSuccess && !captured) {
         sim_op op = {0};
         op.kind = SIM_OP_RECORD;
         op.engine = op.peer_device = -1;
@@ -94,6 +97,7 @@ static cudaError_t record(cudaEvent_t event, cudaStream_t stream, unsigned flags
         sim_marker_ref(m); /* the op's reference */
         e = sim_submit(s, &op);
         if (e == cudaSuccess) {
+            sim_capture_event_gone(ev); /* recorded outside any capture now */
             sim_marker_unref(ev->marker);
             ev->marker = m;
         } else {
@@ -139,9 +143,9 @@ SIM_API cudaError_t cudaEventQuery(cudaEvent_t event) {
     SIM_ENTER();
     pthread_mutex_lock(&sim_sched_lock);
     sim_event *ev = sim_ptrmap_get(&events, event);
-    cudaError_t e = ev == NULL ? cudaErrorInvalidResourceHandle
-                    : ev->marker == NULL || marker_complete(ev->marker) ? cudaSuccess
-                                                                        : cudaErrorNotReady;
+    cudaError_t e = ev == NULL ? cudaErrorInvalidResourceHandle : sim_capture_check_event(ev);
+    if (e == cudaSuccess)
+        e = ev->marker == NULL || marker_complete(ev->marker) ? cudaSuccess : cudaErrorNotReady;
     if (e == cudaSuccess && ev->marker) /* the host saw it done: it is at least that late */
         sim_host_catch_up(ev->marker->time_ns);
     pthread_mutex_unlock(&sim_sched_lock);
@@ -152,8 +156,8 @@ SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     SIM_ENTER();
     pthread_mutex_lock(&sim_sched_lock);
     sim_event *ev = sim_ptrmap_get(&events, event);
-    cudaError_t e = ev ? cudaSuccess : cudaErrorInvalidResourceHandle;
-    sim_marker *m = ev ? ev->marker : NULL;
+    cudaError_t e = ev ? sim_capture_check_event(ev) : cudaErrorInvalidResourceHandle;
+    sim_marker *m = e == cudaSuccess ? ev->marker : NULL;
     if (m) {
         sim_marker_ref(m); /* the event may be destroyed or recorded again while we wait */
         e = sim_wait_marker(m);
@@ -173,14 +177,18 @@ SIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent
         return sim_result(cudaErrorInvalidValue);
     pthread_mutex_lock(&sim_sched_lock);
     sim_event *a = sim_ptrmap_get(&events, start), *b = sim_ptrmap_get(&events, end);
-    cudaError_t e = cudaSuccess;
-    if (a == NULL || b == NULL || ((a->flags | b->flags) & cudaEventDisableTiming) ||
-        a->marker == NULL || b->marker == NULL)
-        e = cudaErrorInvalidResourceHandle;
-    else if (!marker_complete(a->marker) || !marker_complete(b->marker))
-        e = cudaErrorNotReady;
-    else
-        *ms = (float)(((double)b->marker->time_ns - (double)a->marker->time_ns) / 1e6);
+    cudaError_t e = a && b ? sim_capture_check_event(a) : cudaSuccess;
+    if (e == cudaSuccess && a && b)
+        e = sim_capture_check_event(b);
+    if (e == cudaSuccess) {
+        if (a == NULL || b == NULL || ((a->flags | b->flags) & cudaEventDisableTiming) ||
+            a->marker == NULL || b->marker == NULL)
+            e = cudaErrorInvalidResourceHandle;
+        else if (!marker_complete(a->marker) || !marker_complete(b->marker))
+            e = cudaErrorNotReady;
+        else
+            *ms = (float)(((double)b->marker->time_ns - (double)a->marker->time_ns) / 1e6);
+    }
     pthread_mutex_unlock(&sim_sched_lock);
     return e == cudaErrorNotReady ? e : sim_result(e);
 }
@@ -194,7 +202,10 @@ static cudaError_t wait_event(cudaStream_t stream, cudaEvent_t event, unsigned f
     sim_event *ev = e == cudaSuccess ? sim_ptrmap_get(&events, event) : NULL;
     if (e == cudaSuccess && ev == NULL)
         e = cudaErrorInvalidResourceHandle;
-    if (e == cudaSuccess && ev->marker != NULL) { /* never recorded: nothing to wait for */
+    bool captured = false;
+    if (e == cudaSuccess)
+        e = sim_capture_wait(s, ev, event, flags, &captured);
+    if (e == cudaSuccess && !captured && ev->marker != NULL) { /* never recorded: no wait */
         sim_op op = {0};
         op.kind = SIM_OP_WAIT;
         op.engine = op.peer_device = -1;

@@ -62,12 +62,14 @@ static cudaError_t host_alloc(void **pHost, size_t size, unsigned int flags) {
 
 SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
     SIM_ENTER();
-    return sim_result(host_alloc(pHost, size, flags));
+    cudaError_t e = sim_capture_unsafe();
+    return sim_result(e == cudaSuccess ? host_alloc(pHost, size, flags) : e);
 }
 
 SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
     SIM_ENTER();
-    return sim_result(host_alloc(ptr, size, cudaHostAllocDefault));
+    cudaError_t e = sim_capture_unsafe();
+    return sim_result(e == cudaSuccess ? host_alloc(ptr, size, cudaHostAllocDefault) : e);
 }
 
 /* Removes the region starting at p when it matches `registered`; returns it, or NULL. */
@@ -104,11 +106,15 @@ SIM_API cudaError_t cudaFreeHost(void *ptr) {
     SIM_ENTER();
     if (ptr == NULL)
         return cudaSuccess;
-    return sim_result(release_region(ptr, false, cudaErrorInvalidValue));
+    cudaError_t e = sim_capture_unsafe();
+    return sim_result(e == cudaSuccess ? release_region(ptr, false, cudaErrorInvalidValue) : e);
 }
 
 SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
     SIM_ENTER();
+    cudaError_t e = sim_capture_unsafe();
+    if (e != cudaSuccess)
+        return sim_result(e);
     unsigned valid = cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
                      cudaHostRegisterReadOnly;
     if (ptr == NULL || size == 0 || (flags & ~valid) != 0)
@@ -126,7 +132,9 @@ SIM_API cudaError_t cudaHostUnregister(void *ptr) {
     SIM_ENTER();
     if (ptr == NULL)
         return sim_result(cudaErrorInvalidValue);
-    return sim_result(release_region(ptr, true, cudaErrorHostMemoryNotRegistered));
+    cudaError_t e = sim_capture_unsafe();
+    return sim_result(e == cudaSuccess ? release_region(ptr, true, cudaErrorHostMemoryNotRegistered)
+                                       : e);
 }
 
 SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {

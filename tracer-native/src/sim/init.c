@@ -48,12 +48,17 @@ uint64_t sim_now_ns(void) {
     return host_clock(atomic_load_explicit(&host_skip_ns, memory_order_relaxed));
 }
 
+/* Brackets nest (a graph launch moves bytes of large copies inside its own): the outermost
+ * one counts. */
+static __thread int overhead_depth;
+
 uint64_t sim_overhead_start(void) {
-    return monotonic_ns();
+    return overhead_depth++ == 0 ? monotonic_ns() : 0;
 }
 
 void sim_overhead_stop(uint64_t start) {
-    atomic_fetch_add_explicit(&overhead_ns, monotonic_ns() - start, memory_order_relaxed);
+    if (--overhead_depth == 0)
+        atomic_fetch_add_explicit(&overhead_ns, monotonic_ns() - start, memory_order_relaxed);
 }
 
 /* Without APPTRACE_SIM_REALTIME a wait for the device returns at once, yet the host has (in the

@@ -2,10 +2,13 @@
  *
  * A launch is validated as CUDA validates it (the function, the configuration against the device
  * and the kernel's own limits, the stream) and then ordered on its stream like any other work,
- * taking the configured kernel duration on the compute engine. The kernel itself never runs.
- * Errors are returned and become the thread's last error, which is where programs look for
+ * taking the configured kernel duration on the compute engine (on a capturing stream it becomes
+ * a kernel node instead: capture.c). The kernel itself never runs. Errors are returned and become the thread's last error, which is where programs look for
  * them after <<<>>> (nvcc's stubs ignore the return value). */
 #include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define CONFIG_STACK 16
 
@@ -86,8 +89,16 @@ typedef struct {
     bool cooperative;
 } launch_mode;
 
+cudaError_t sim_check_launch(const void *func, dim3 grid, dim3 block, size_t shmem) {
+    sim_kernel_limits k;
+    cudaError_t e = sim_kernel_limits_of(func, &k);
+    return e == cudaSuccess ? check_config(&k, grid, block, shmem) : e;
+}
+
+/* On a capturing stream the launch becomes a kernel node, with a copy of its arguments (made
+ * before sim_sched_lock is taken, whenever some capture is going on). */
 static cudaError_t launch(const void *func, dim3 grid, dim3 block, size_t shmem,
-                          cudaStream_t stream, launch_mode mode) {
+                          cudaStream_t stream, void **args, launch_mode mode) {
     sim_kernel_limits k;
     cudaError_t e = sim_kernel_limits_of(func, &k);
     if (e == cudaSuccess)
@@ -104,12 +115,27 @@ static cudaError_t launch(const void *func, dim3 grid, dim3 block, size_t shmem,
     }
     if (e != cudaSuccess)
         return e;
+    sim_node_desc d;
+    bool capturing = sim_captures_active() != 0, captured = false;
+    if (capturing) {
+        memset(&d, 0, sizeof d);
+        d.type = cudaGraphNodeTypeKernel;
+        d.func = k.host_fun; /* as the program knows it, also when launched by handle */
+        d.grid = grid;
+        d.block = block;
+        d.shmem = (unsigned)shmem;
+        e = sim_kernel_args_copy(func, args, NULL, &d.arg_blob, &d.arg_params, &d.arg_extra);
+        if (e != cudaSuccess)
+            return e;
+    }
     sim_stream *s;
     pthread_mutex_lock(&sim_sched_lock);
     e = sim_stream_resolve(stream, mode.ptds, &s);
     if (e == cudaSuccess && s->device != sim_current_device)
         e = cudaErrorInvalidResourceHandle; /* a stream of another device */
-    if (e == cudaSuccess) {
+    if (e == cudaSuccess && capturing)
+        e = sim_capture_op(s, &d, &captured);
+    if (e == cudaSuccess && !captured) {
         sim_op op = {0};
         op.kind = SIM_OP_KERNEL;
         op.engine_device = s->device;
@@ -119,6 +145,8 @@ static cudaError_t launch(const void *func, dim3 grid, dim3 block, size_t shmem,
         e = sim_submit(s, &op);
     }
     pthread_mutex_unlock(&sim_sched_lock);
+    if (capturing)
+        free(d.arg_blob); /* unless a node took it */
     return e;
 }
 
@@ -130,49 +158,44 @@ static const launch_mode LEGACY = {false, false}, PER_THREAD = {true, false},
 SIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                      size_t sharedMem, cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, LEGACY));
+    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, args, LEGACY));
 }
 
 SIM_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                           void **args, size_t sharedMem, cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, PER_THREAD));
+    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, args, PER_THREAD));
 }
 
 SIM_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                        void **args, size_t sharedMem, cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(kernel, gridDim, blockDim, sharedMem, stream, LEGACY));
+    return sim_result(launch(kernel, gridDim, blockDim, sharedMem, stream, args, LEGACY));
 }
 
 SIM_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                             void **args, size_t sharedMem, cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(kernel, gridDim, blockDim, sharedMem, stream, PER_THREAD));
+    return sim_result(launch(kernel, gridDim, blockDim, sharedMem, stream, args, PER_THREAD));
 }
 
 SIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                                 void **args, size_t sharedMem,
                                                 cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, COOP));
+    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, args, COOP));
 }
 
 SIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
                                                      dim3 blockDim, void **args, size_t sharedMem,
                                                      cudaStream_t stream) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, COOP_PER_THREAD));
+    return sim_result(launch(func, gridDim, blockDim, sharedMem, stream, args, COOP_PER_THREAD));
 }
 
 /* Attributes: cooperative launches are honoured; clusters need a device with cluster launch. */
-static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, bool ptds) {
+static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
+                             bool ptds) {
     if (config == NULL || (config->attrs == NULL && config->numAttrs > 0))
         return cudaErrorInvalidValue;
     launch_mode mode = {ptds, false};
@@ -186,21 +209,19 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             return cudaErrorNotSupported;
     }
     return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes,
-                  config->stream, mode);
+                  config->stream, args, mode);
 }
 
 SIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                         void **args) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch_ex(config, func, false));
+    return sim_result(launch_ex(config, func, args, false));
 }
 
 SIM_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
                                              void **args) {
     SIM_ENTER();
-    (void)args;
-    return sim_result(launch_ex(config, func, true));
+    return sim_result(launch_ex(config, func, args, true));
 }
 
 /* ---- occupancy ----------------------------------------------------------------------------- */

@@ -4,7 +4,8 @@
  * never an earlier use to wait for. cudaFreeAsync is an operation on its stream, so the memory is
  * released when the stream reaches it, not before. Pools keep the counters CUDA reports (used and
  * reserved memory, their high-water marks) but cache nothing: reserved equals used. Pool state
- * is guarded by sim_mem_lock. */
+ * is guarded by sim_mem_lock. On a capturing stream, allocations and frees become graph memory
+ * nodes (graph.c). */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -85,20 +86,49 @@ void sim_pools_reset_device(int device) {
 
 /* ---- allocation ---------------------------------------------------------------------------- */
 
+/* A stream-ordered allocation on a capturing stream becomes a graph alloc node with the pool's
+ * properties (sim_sched_lock held). */
+static cudaError_t capture_malloc(sim_stream *s, void **ptr, size_t size, sim_pool *pool,
+                                  bool *captured) {
+    struct cudaMemPoolProps props;
+    pthread_mutex_lock(&sim_mem_lock);
+    if (pool == NULL) {
+        get_default(s->device);
+        pool = current_pool[s->device];
+    }
+    if (pool)
+        props = pool->props;
+    pthread_mutex_unlock(&sim_mem_lock);
+    if (pool == NULL)
+        return cudaErrorMemoryAllocation;
+    sim_node_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = cudaGraphNodeTypeMemAlloc;
+    d.pool = &props;
+    d.bytes = size;
+    cudaError_t e = sim_capture_op(s, &d, captured);
+    if (*captured && e == cudaSuccess)
+        *ptr = d.dptr;
+    return e;
+}
+
 /* pool NULL: the current pool of the stream's device. */
 static cudaError_t malloc_async(void **ptr, size_t size, sim_pool *pool, cudaStream_t stream,
                                 bool ptds) {
     if (ptr == NULL)
         return cudaErrorInvalidValue;
     sim_stream *s;
+    bool captured = false;
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
     int device = e == cudaSuccess ? s->device : 0;
+    if (e == cudaSuccess && !sim_cfg.dev[device].prop.memoryPoolsSupported)
+        e = cudaErrorNotSupported; /* configured without */
+    if (e == cudaSuccess && size > 0 && sim_captures_active())
+        e = capture_malloc(s, ptr, size, pool, &captured);
     pthread_mutex_unlock(&sim_sched_lock);
-    if (e != cudaSuccess)
+    if (e != cudaSuccess || captured)
         return e;
-    if (!sim_cfg.dev[device].prop.memoryPoolsSupported) /* configured without */
-        return cudaErrorNotSupported;
     pthread_mutex_lock(&sim_mem_lock);
     if (pool == NULL) {
         get_default(device);
@@ -161,11 +191,22 @@ static cudaError_t free_async(void *devPtr, cudaStream_t stream, bool ptds) {
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
     pthread_mutex_lock(&sim_mem_lock);
-    sim_mem_lookup(devPtr, &pi);
+    sim_mem_lookup_ex(devPtr, &pi, true);
     pthread_mutex_unlock(&sim_mem_lock);
-    if (e == cudaSuccess && (pi.type != SIM_MEM_DEVICE || pi.base != (uintptr_t)devPtr))
+    bool captured = false;
+    if (e == cudaSuccess) { /* on a capturing stream: a graph free node */
+        sim_node_desc d;
+        memset(&d, 0, sizeof d);
+        d.type = cudaGraphNodeTypeMemFree;
+        d.dptr = devPtr;
+        e = sim_capture_op(s, &d, &captured);
+    }
+    if (e == cudaSuccess && !captured &&
+        (pi.type != SIM_MEM_DEVICE || pi.base != (uintptr_t)devPtr))
         e = cudaErrorInvalidValue;
-    if (e == cudaSuccess) {
+    if (e == cudaSuccess && !captured)
+        sim_graph_mem_program_free(devPtr, &e); /* a graph allocation, if it is one */
+    if (e == cudaSuccess && !captured) {
         sim_op op = {0};
         op.kind = SIM_OP_FREE;
         op.engine = op.peer_device = -1;

@@ -4,37 +4,66 @@
  * on CUDA, the synchronous forms return before the memset has run for device memory, and only
  * wait when the target is pinned host or managed memory. Managed memory is always accessible on
  * both sides here; a prefetch only moves the allocation's modeled residence and takes the time of
- * a pinned transfer of the bytes when the residence changes. */
+ * a pinned transfer of the bytes when the residence changes. On a capturing stream an
+ * asynchronous memset becomes a memset node (capture.c); a prefetch cannot be captured. */
 #include "sim.h"
 
+#include <string.h>
+
+cudaError_t sim_memset_plan(const sim_xfer *x, int stream_device, bool graph_mem, sim_op *op,
+                            bool *host_visible) {
+    sim_ptrinfo pi;
+    size_t extent = sim_extent(x->width, x->height, x->depth, x->dpitch, x->dslice);
+    memset(op, 0, sizeof *op);
+    op->kind = SIM_OP_MEMSET;
+    op->engine = op->peer_device = op->peer_engine = -1;
+    if (host_visible)
+        *host_visible = false;
+    if (extent == SIZE_MAX)
+        return cudaErrorInvalidValue;
+    if (extent == 0)
+        return cudaSuccess;
+    pthread_mutex_lock(&sim_mem_lock);
+    sim_mem_lookup_ex(x->dst, &pi, graph_mem);
+    pthread_mutex_unlock(&sim_mem_lock);
+    uintptr_t off = (uintptr_t)x->dst - pi.base;
+    bool inside = off <= pi.size && extent <= pi.size - off;
+    if (!(sim_is_device_side(pi.type) || pi.type == SIM_MEM_HOST) ||
+        (sim_is_device_side(pi.type) && !inside))
+        return cudaErrorInvalidValue;
+    int device = sim_is_device_side(pi.type) ? pi.device : stream_device;
+    op->x = *x;
+    op->engine_device = device;
+    op->engine = SIM_ENGINE_COMPUTE;
+    op->duration_ns = sim_memset_duration(device, x->width * x->height * x->depth);
+    if (host_visible)
+        *host_visible = pi.type == SIM_MEM_HOST || pi.type == SIM_MEM_MANAGED;
+    return cudaSuccess;
+}
+
+/* On a capturing stream an asynchronous memset becomes a memset node; a synchronous one is
+ * refused. */
 static cudaError_t memset_x(sim_xfer x, cudaStream_t stream, bool ptds, bool sync) {
     sim_stream *s;
-    sim_ptrinfo pi;
-    size_t extent = sim_extent(x.width, x.height, x.depth, x.dpitch, x.dslice);
+    sim_op op;
+    bool host_visible = false; /* the synchronous forms wait for pinned and managed targets */
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
-    if (e == cudaSuccess && extent == SIZE_MAX)
-        e = cudaErrorInvalidValue;
-    if (e == cudaSuccess && extent > 0) {
-        pthread_mutex_lock(&sim_mem_lock);
-        sim_mem_lookup(x.dst, &pi);
-        pthread_mutex_unlock(&sim_mem_lock);
-        uintptr_t off = (uintptr_t)x.dst - pi.base;
-        bool inside = off <= pi.size && extent <= pi.size - off;
-        if (!(sim_is_device_side(pi.type) || pi.type == SIM_MEM_HOST) ||
-            (sim_is_device_side(pi.type) && !inside))
-            e = cudaErrorInvalidValue;
+    if (e == cudaSuccess && sync && (e = sim_capture_unsafe_locked()) == cudaSuccess)
+        e = sim_capture_forbid(s);
+    if (e == cudaSuccess)
+        e = sim_memset_plan(&x, s->device, s->cap != NULL, &op, &host_visible);
+    bool captured = false;
+    if (e == cudaSuccess && !sync && sim_captures_active() &&
+        op.x.width * op.x.height * op.x.depth > 0) {
+        sim_node_desc d;
+        memset(&d, 0, sizeof d);
+        d.type = cudaGraphNodeTypeMemset;
+        d.x = x;
+        e = sim_capture_op(s, &d, &captured);
     }
-    if (e == cudaSuccess && extent > 0) {
-        int device = sim_is_device_side(pi.type) ? pi.device : s->device;
-        sim_op op = {0};
-        op.kind = SIM_OP_MEMSET;
-        op.x = x;
-        op.engine_device = device;
-        op.engine = SIM_ENGINE_COMPUTE;
-        op.peer_device = -1;
-        op.duration_ns = sim_memset_duration(device, x.width * x.height * x.depth);
-        if (sync && (pi.type == SIM_MEM_HOST || pi.type == SIM_MEM_MANAGED)) {
+    if (e == cudaSuccess && !captured && op.x.width * op.x.height * op.x.depth > 0) {
+        if (sync && host_visible) {
             uint64_t end = 0;
             e = sim_submit_wait(s, &op, &end);
             if (e == cudaSuccess)
@@ -49,7 +78,7 @@ static cudaError_t memset_x(sim_xfer x, cudaStream_t stream, bool ptds, bool syn
 
 static sim_xfer block(void *dst, size_t pitch, int value, size_t width, size_t height,
                       size_t depth, size_t slice) {
-    sim_xfer x = {dst, NULL, pitch, 0, slice, 0, width, height, depth, value};
+    sim_xfer x = {dst, NULL, pitch, 0, slice, 0, width, height, depth, value, 0};
     return x;
 }
 
@@ -186,6 +215,8 @@ static cudaError_t prefetch(const void *devPtr, size_t count, struct cudaMemLoca
     sim_stream *s;
     pthread_mutex_lock(&sim_sched_lock);
     e = sim_stream_resolve(stream, ptds, &s);
+    if (e == cudaSuccess)
+        e = sim_capture_forbid(s); /* not capturable */
     if (e == cudaSuccess) {
         pthread_mutex_lock(&sim_mem_lock);
         int from = sim_mem_resident((void *)pi.base);

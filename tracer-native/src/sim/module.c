@@ -184,6 +184,7 @@ cudaError_t sim_kernel_limits_of(const void *func, sim_kernel_limits *out) {
     sim_kernel *k = find(func);
     if (k) {
         out->name = k->name;
+        out->host_fun = k->host_fun;
         out->max_threads = k->max_threads;
         out->static_smem = k->attrs.shared_bytes;
         out->max_dynamic_smem = k->max_dynamic_smem;
@@ -367,4 +368,95 @@ SIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFunc
 /* Called once per launch site by nvcc's stubs, possibly before main: no configuration needed. */
 SIM_API cudaError_t __cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr) {
     return sim_result(get_handle((void **)kernelPtr, entryFuncAddr));
+}
+
+/* ---- arguments of graph kernel nodes ------------------------------------------------------- */
+
+/* A node's copy of its kernel's arguments is one block: two size_t (the block's size and the
+ * number of pointers), the pointers, then the bytes they point to. As kernelParams there is one
+ * pointer per parameter, at its offset in the parameter buffer; as `extra`, the five entries
+ * CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END
+ * with the size stored before the buffer. */
+#define LAUNCH_PARAM_END ((void *)0x00)
+#define LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+
+static void *new_blob(size_t count, size_t data, void ***ptrs, uint8_t **bytes) {
+    size_t head = 2 * sizeof(size_t) + count * sizeof(void *);
+    head = (head + 15) & ~(size_t)15;
+    size_t *b = calloc(1, head + data);
+    if (b == NULL)
+        return NULL;
+    b[0] = head + data;
+    b[1] = count;
+    *ptrs = (void **)(b + 2);
+    *bytes = (uint8_t *)b + head;
+    return b;
+}
+
+static cudaError_t extra_blob(void **extra, void **blob, void ***extra_out) {
+    const void *buf = NULL;
+    const size_t *size = NULL;
+    for (size_t i = 0; extra[i] != LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == LAUNCH_PARAM_BUFFER_POINTER)
+            buf = extra[i + 1];
+        else if (extra[i] == LAUNCH_PARAM_BUFFER_SIZE)
+            size = extra[i + 1];
+        else
+            return cudaErrorInvalidValue;
+    }
+    size_t n = buf && size ? *size : 0;
+    void **ptrs;
+    uint8_t *bytes;
+    *blob = new_blob(5, sizeof(size_t) + n, &ptrs, &bytes);
+    if (*blob == NULL)
+        return cudaErrorMemoryAllocation;
+    memcpy(bytes, &n, sizeof n);
+    if (n)
+        memcpy(bytes + sizeof n, buf, n);
+    ptrs[0] = LAUNCH_PARAM_BUFFER_POINTER;
+    ptrs[1] = bytes + sizeof n;
+    ptrs[2] = LAUNCH_PARAM_BUFFER_SIZE;
+    ptrs[3] = bytes;
+    ptrs[4] = LAUNCH_PARAM_END;
+    *extra_out = ptrs;
+    return cudaSuccess;
+}
+
+cudaError_t sim_kernel_args_copy(const void *func, void **args, void **extra, void **blob,
+                                 void ***params, void ***extra_out) {
+    *blob = NULL;
+    *params = *extra_out = NULL;
+    if (extra)
+        return extra_blob(extra, blob, extra_out);
+    pthread_mutex_lock(&sim_reg_lock);
+    sim_kernel *k = find(func);
+    cudaError_t e = k ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+    if (k && k->nparams > 0 && args == NULL)
+        e = cudaErrorInvalidValue;
+    if (e == cudaSuccess && k->nparams >= 0 && (args || k->nparams == 0)) {
+        size_t data = 0;
+        for (int i = 0; i < k->nparams; i++)
+            if (k->params[i].offset + (size_t)k->params[i].size > data)
+                data = k->params[i].offset + (size_t)k->params[i].size;
+        void **ptrs;
+        uint8_t *bytes;
+        *blob = new_blob((size_t)k->nparams, data, &ptrs, &bytes);
+        if (*blob == NULL) {
+            e = cudaErrorMemoryAllocation;
+        } else {
+            for (int i = 0; i < k->nparams; i++) {
+                ptrs[i] = bytes + k->params[i].offset;
+                memcpy(ptrs[i], args[i], k->params[i].size);
+            }
+            *params = ptrs;
+        }
+    } /* else no layout (no readable cubin): the arguments cannot be copied, and are not kept */
+    pthread_mutex_unlock(&sim_reg_lock);
+    return e;
+}
+
+const char *sim_kernel_name(const void *func) {
+    sim_kernel *k = func ? sim_ptrmap_get(&kernels, func) : NULL;
+    return k ? k->name : NULL;
 }

@@ -220,6 +220,14 @@ static void note_end(sim_stream *s, uint64_t end) {
  * the host clock. Small ones cost less than reading the clock, so they are not timed. */
 #define TIMED_TRANSFER_BYTES (64u << 10)
 
+/* A memset of 2- or 4-byte elements (graph memset nodes): the value's low bytes, repeated. */
+static void fill_elements(uint8_t *dst, int value, unsigned elem, size_t bytes) {
+    uint16_t v16 = (uint16_t)value;
+    uint32_t v32 = (uint32_t)value;
+    for (size_t i = 0; i + elem <= bytes; i += elem)
+        memcpy(dst + i, elem == 2 ? (const void *)&v16 : (const void *)&v32, elem);
+}
+
 static void move_bytes(const sim_op *op) {
     const sim_xfer *x = &op->x;
     bool timed = x->width * x->height * x->depth >= TIMED_TRANSFER_BYTES;
@@ -227,7 +235,9 @@ static void move_bytes(const sim_op *op) {
     for (size_t z = 0; z < x->depth; z++) {
         for (size_t y = 0; y < x->height; y++) {
             uint8_t *dst = x->dst + z * x->dslice + y * x->dpitch;
-            if (op->kind == SIM_OP_MEMSET)
+            if (op->kind == SIM_OP_MEMSET && x->elem > 1)
+                fill_elements(dst, x->value, x->elem, x->width);
+            else if (op->kind == SIM_OP_MEMSET)
                 memset(dst, x->value, x->width);
             else
                 memmove(dst, x->src + z * x->sslice + y * x->spitch, x->width);
@@ -295,6 +305,11 @@ static uint64_t exec_op(sim_stream *s, sim_op *op) {
         return s->last_end_ns;
     case SIM_OP_FREE:
         sim_async_free(op->free_ptr);
+        return op_start(s, op);
+    case SIM_OP_GRAPH_MAP:
+        pthread_mutex_lock(&sim_mem_lock);
+        sim_graph_mem_map(op->free_ptr); /* room was checked at launch */
+        pthread_mutex_unlock(&sim_mem_lock);
         return op_start(s, op);
     default:
         return exec_timed(s, op);
@@ -397,7 +412,11 @@ static bool start_worker(void) {
 }
 
 cudaError_t sim_submit(sim_stream *s, sim_op *op) {
-    op->submit_ns = sim_now_ns();
+    return sim_submit_at(s, op, sim_now_ns());
+}
+
+cudaError_t sim_submit_at(sim_stream *s, sim_op *op, uint64_t submit_ns) {
+    op->submit_ns = submit_ns;
     bool must_queue = op->kind == SIM_OP_HOST_FN || (op->kind == SIM_OP_WAIT && !op->marker->done);
     if (!must_queue && !sim_stream_busy(s)) {
         finish_op(op, exec_op(s, op));

@@ -57,7 +57,7 @@ uint64_t sim_now_ns(void); /* host clock, ns since the runtime started (see sim_
 void sim_host_catch_up(uint64_t t_ns);
 /* Brackets work the simulator does for the device (moving bytes): excluded from host time. */
 uint64_t sim_overhead_start(void);
-void sim_overhead_stop(uint64_t start);
+void sim_overhead_stop(uint64_t start); /* nested brackets count once */
 void sim_sleep_until(uint64_t t_ns);
 
 /* ---- config.c ------------------------------------------------------------------------------ */
@@ -128,6 +128,8 @@ typedef struct {
 
 /* Classifies p (requires sim_mem_lock). Never fails: unknown memory is SIM_MEM_UNREGISTERED. */
 void sim_mem_lookup(const void *p, sim_ptrinfo *out);
+/* The same; with `graph_mem`, graph allocations count as device memory even while unmapped. */
+void sim_mem_lookup_ex(const void *p, sim_ptrinfo *out, bool graph_mem);
 bool sim_is_device_side(sim_memtype t); /* DEVICE, MANAGED or MODULE */
 
 /* Flag of managed memory that backs a __managed__ variable: never freed, even by a reset. */
@@ -142,6 +144,17 @@ size_t sim_mem_capacity(int device);
 void sim_mem_free_device(int device); /* cudaDeviceReset: every allocation of the device */
 void sim_mem_set_resident(const void *p, int location);
 int sim_mem_resident(const void *p);
+
+/* Graph memory (memory.c; requires sim_mem_lock): allocations of graph alloc nodes get their
+ * address when the node is created, from a range of their own; they are mapped (accessible to
+ * the API, counted in the device's memory) while allocated by a launch. */
+void *sim_graph_mem_reserve(int device, size_t size);
+void sim_graph_mem_release(void *p);      /* gives the address back, now or once unmapped */
+cudaError_t sim_graph_mem_map(void *p);   /* cudaErrorMemoryAllocation: device full */
+bool sim_graph_mem_is_graph(const void *p, bool *mapped); /* p is the base of a graph allocation */
+size_t sim_graph_mem_available(int device); /* device memory not allocated */
+void sim_graph_mem_stats(int device, size_t *current, size_t *high);
+void sim_graph_mem_reset_high(int device);
 
 /* ---- sched.c, timing.c: operations, streams, markers --------------------------------------- */
 
@@ -164,6 +177,9 @@ typedef enum { SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD, SIM_STREAM_USER } sim_s
 
 typedef struct sim_op sim_op;
 
+struct sim_capture;
+struct sim_gnode;
+
 typedef struct sim_stream {
     sim_stream_kind kind;
     int device;
@@ -172,6 +188,7 @@ typedef struct sim_stream {
     unsigned long long id;
     bool blocking;  /* synchronizes with the legacy default stream */
     bool destroyed; /* the handle is gone; freed once its queue drains */
+    bool internal;  /* runs the nodes of graph launches; no handle, survives device resets */
     int holds;      /* threads using it without the lock (waiting, running a host function) */
     sim_op *head, *tail;
     size_t queued;
@@ -179,6 +196,12 @@ typedef struct sim_stream {
     sim_marker *floating;
     struct sim_stream *pending_prev, *pending_next; /* streams with queued work */
     struct sim_stream *dev_prev, *dev_next;         /* every stream of the device */
+    /* Stream capture (capture.c): the sequence this stream takes part in, and the nodes the next
+     * captured operation depends on, with their edge data (all zero). */
+    struct sim_capture *cap;
+    struct sim_gnode **cap_deps;
+    cudaGraphEdgeData *cap_edges;
+    size_t cap_ndeps, cap_depcap;
 } sim_stream;
 
 typedef enum {
@@ -190,6 +213,8 @@ typedef enum {
     SIM_OP_WAIT,
     SIM_OP_HOST_FN,
     SIM_OP_FREE,
+    SIM_OP_GRAPH_MAP, /* a graph allocation becomes accessible (its alloc node ran) */
+    SIM_OP_MARK,      /* the start of a graph launch: takes no time, pulls floating markers */
 } sim_op_kind;
 
 enum { SIM_ENGINE_COMPUTE, SIM_ENGINE_COPY_IN, SIM_ENGINE_COPY_OUT, SIM_ENGINES };
@@ -200,7 +225,8 @@ typedef struct {
     const uint8_t *src;
     size_t dpitch, spitch, dslice, sslice;
     size_t width, height, depth;
-    int value; /* memset */
+    int value;     /* memset */
+    unsigned elem; /* memset element size in bytes: 1 (or 0), 2 or 4; width counts bytes */
 } sim_xfer;
 
 struct sim_op {
@@ -230,6 +256,8 @@ struct sim_op {
  * either way op's references (markers, staging) pass to the simulator. Requires sim_sched_lock.
  * Returns cudaErrorMemoryAllocation if a copy cannot be queued (op untouched then). */
 cudaError_t sim_submit(sim_stream *s, sim_op *op);
+/* The same with a given submission time (graph launches submit all their nodes at the launch's). */
+cudaError_t sim_submit_at(sim_stream *s, sim_op *op, uint64_t submit_ns);
 /* The same, then waits (releasing the lock) until op has run; returns its end time. */
 cudaError_t sim_submit_wait(sim_stream *s, sim_op *op, uint64_t *end_ns);
 bool sim_stream_busy(const sim_stream *s); /* queued work, or legacy/blocking dependencies */
@@ -264,13 +292,34 @@ uint64_t *sim_blocking_end(int device);
  * calling thread's default stream when per_thread (the _ptsz/_ptds entry points). */
 cudaError_t sim_stream_resolve(cudaStream_t h, bool per_thread, sim_stream **out);
 sim_stream *sim_legacy_stream(int device);
+/* A stream without handle on which graph launches run their nodes (non-blocking). Released with
+ * sim_sched_release_stream. */
+sim_stream *sim_internal_stream(int device);
 void sim_streams_reset_device(int device); /* cudaDeviceReset; sim_sched_lock held */
 void sim_events_reset_device(int device);
+/* The calling thread's mode (cudaThreadExchangeStreamCaptureMode; capture.c). */
+extern __thread enum cudaStreamCaptureMode sim_capture_mode;
+
+/* ---- event.c ------------------------------------------------------------------------------- */
+
+typedef struct {
+    int device;
+    unsigned flags;
+    sim_marker *marker; /* NULL until first recorded */
+    /* Recorded in a capturing stream (capture.c): the capture and the nodes the record stood for.
+     * The event is "captured" while that capture is going on. */
+    struct sim_capture *cap;
+    struct sim_gnode **cap_nodes;
+    size_t cap_n;
+} sim_event;
+
+sim_event *sim_event_get(cudaEvent_t event); /* NULL if not a live event; requires sim_sched_lock */
 
 /* ---- module.c, symbols.c ------------------------------------------------------------------- */
 
 typedef struct {
     const char *name;
+    const void *host_fun; /* the host stub it was registered with */
     int max_threads;    /* this kernel's limit (launch bounds, registers) */
     size_t static_smem;
     int max_dynamic_smem;
@@ -281,6 +330,15 @@ typedef struct {
 /* Looks up a kernel by host stub address or cudaKernel_t handle. */
 cudaError_t sim_kernel_limits_of(const void *func, sim_kernel_limits *out);
 
+/* Copies a launch's arguments, given as kernelParams (needs the kernel's parameter layout) or as
+ * an `extra` buffer, into one allocation that *blob receives (NULL when there is nothing it can
+ * copy). *params or *extra_out point into it. Takes sim_reg_lock. */
+cudaError_t sim_kernel_args_copy(const void *func, void **args, void **extra, void **blob,
+                                 void ***params, void ***extra_out);
+
+/* launch.c: validates a launch configuration of func on the current device as a launch would. */
+cudaError_t sim_check_launch(const void *func, dim3 grid, dim3 block, size_t shmem);
+
 typedef struct {
     void *device_ptr;
     size_t size;
@@ -289,6 +347,10 @@ typedef struct {
 
 /* Device address of a registered variable on the current device (allocated on first use). */
 cudaError_t sim_symbol_lookup(const void *symbol, sim_symbol *out);
+/* The bytes of a copy to or from a symbol, checked as cudaMemcpyToSymbol/FromSymbol check them. */
+cudaError_t sim_symbol_xfer(const void *symbol, void *other, size_t count, size_t offset,
+                            enum cudaMemcpyKind kind, bool to_symbol, sim_xfer *x);
+const char *sim_kernel_name(const void *func); /* registered name or NULL; sim_reg_lock held */
 void sim_symbols_reset_device(int device); /* sim_reg_lock held */
 void sim_symbols_unregister(void *module);  /* sim_reg_lock held */
 void *sim_module_of(void **handle);         /* sim_reg_lock held */
@@ -305,6 +367,83 @@ void sim_pools_reset_device(int device);
 /* Validates and performs a strided copy on a stream (sync: also waits as cudaMemcpy does). */
 cudaError_t sim_copy(sim_xfer x, enum cudaMemcpyKind kind, cudaStream_t stream, bool per_thread,
                      bool sync);
+/* Validates a copy as sim_copy does (graph allocations count as allocated when `graph_mem`) and
+ * plans its op: kind, engines, duration. An empty copy gives op->kind SIM_OP_COPY and duration 0
+ * with no bytes. Requires sim_sched_lock (takes sim_mem_lock). */
+cudaError_t sim_copy_plan(const sim_xfer *x, enum cudaMemcpyKind kind, int stream_device,
+                          bool graph_mem, sim_op *op);
+/* A cudaMemcpy3DParms on linear memory as a strided block (cudaErrorNotSupported for arrays). */
+cudaError_t sim_xfer_3d(const struct cudaMemcpy3DParms *p, sim_xfer *x);
+
+/* memset.c: validates a memset (graph allocations count when `graph_mem`) and plans its op.
+ * Requires sim_sched_lock. */
+cudaError_t sim_memset_plan(const sim_xfer *x, int stream_device, bool graph_mem, sim_op *op,
+                            bool *host_visible); /* pinned or managed target (may be NULL) */
+
+/* ---- capture.c: stream capture -------------------------------------------------------------- */
+
+/* What a captured operation becomes: a node of one of these types, with these parameters. */
+typedef struct {
+    enum cudaGraphNodeType type;
+    /* kernel; args and extra as given by the program (copied into the node) */
+    const void *func;
+    dim3 grid, block;
+    unsigned shmem;
+    void **args, **extra;
+    void *arg_blob; /* prepared copy (sim_kernel_args_copy): passes to the node */
+    void **arg_params, **arg_extra;
+    /* memcpy, memset */
+    sim_xfer x;
+    enum cudaMemcpyKind kind;
+    /* host */
+    cudaHostFn_t fn;
+    void *user;
+    /* event record / wait */
+    cudaEvent_t event;
+    /* child graph: a graph handle (with child_direct, the graph itself), copied into the node or
+     * moved into it */
+    void *child;
+    bool child_direct, child_move;
+    /* memory alloc (device, bytes, pool properties, access), free */
+    const struct cudaMemPoolProps *pool;
+    const struct cudaMemAccessDesc *access;
+    size_t access_count;
+    size_t bytes;
+    void *dptr; /* alloc: returns the address; free: the address */
+} sim_node_desc;
+
+/* Nonzero while some capture sequence is going on: a cheap test before taking locks. */
+int sim_captures_active(void);
+/* An operation is about to be submitted to s (sim_sched_lock held). When s is capturing, the
+ * operation becomes a node instead and *captured is set, the result being what the call returns;
+ * so it is when the operation is not allowed (the legacy stream while a blocking stream of its
+ * device captures: cudaErrorStreamCaptureImplicit). */
+cudaError_t sim_capture_op(sim_stream *s, sim_node_desc *d, bool *captured);
+/* An operation that cannot be captured (sim_sched_lock held): cudaErrorStreamCaptureUnsupported
+ * on a capturing stream (the capture is invalidated), cudaErrorStreamCaptureImplicit on the
+ * legacy stream while a blocking stream of its device captures, else cudaSuccess. */
+cudaError_t sim_capture_forbid(sim_stream *s);
+/* A potentially unsafe call (cudaMalloc, synchronous copies...): cudaErrorStreamCaptureUnsupported
+ * when the thread's capture mode prohibits it, invalidating the captures that do. The first form
+ * takes sim_sched_lock itself, only when captures exist. */
+cudaError_t sim_capture_unsafe(void);
+cudaError_t sim_capture_unsafe_locked(void);
+/* cudaDeviceSynchronize: cudaErrorStreamCaptureUnsupported while a stream of the device
+ * captures. */
+cudaError_t sim_capture_check_device(int device);
+/* Synchronizing with or querying an event recorded in a capture: cudaErrorCapturedEvent. */
+cudaError_t sim_capture_check_event(sim_event *ev);
+/* cudaEventRecord / cudaStreamWaitEvent on a stream (either capturing, or an event captured). */
+cudaError_t sim_capture_record(sim_stream *s, sim_event *ev, cudaEvent_t handle, unsigned flags,
+                               bool *captured);
+cudaError_t sim_capture_wait(sim_stream *s, sim_event *ev, cudaEvent_t handle, unsigned flags,
+                             bool *captured);
+void sim_capture_stream_gone(sim_stream *s); /* a stream is destroyed */
+void sim_capture_event_gone(sim_event *ev);  /* an event is destroyed */
+
+/* graph.c: graph memory the program frees itself (cudaFree, cudaFreeAsync; sim_sched_lock held):
+ * true when p is a graph allocation, then *e says whether it may be freed now. */
+bool sim_graph_mem_program_free(void *p, cudaError_t *e);
 
 /* ---- internal helpers ---------------------------------------------------------------------- */
 

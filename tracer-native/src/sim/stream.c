@@ -5,7 +5,8 @@
  * cudaStreamLegacy (and 0 in the ordinary entry points) is the current device's legacy stream;
  * cudaStreamPerThread (and 0 in the _ptsz/_ptds entry points) the calling thread's own default
  * stream on the current device, which is blocking like every stream not created with
- * cudaStreamNonBlocking. */
+ * cudaStreamNonBlocking. Internal streams, without handles, run the nodes of graph launches
+ * (exec.c); stream capture is capture.c's. */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -35,6 +36,20 @@ static sim_stream *new_stream(sim_stream_kind kind, int device, unsigned flags, 
     return s;
 }
 
+/* Graph launches run their nodes on these: no handle, no id of their own, no implicit
+ * synchronization with the legacy stream (the launch stream carries that). */
+sim_stream *sim_internal_stream(int device) {
+    sim_stream *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->kind = SIM_STREAM_USER;
+    s->device = device;
+    s->flags = cudaStreamNonBlocking;
+    s->internal = true;
+    sim_sched_link_stream(s);
+    return s;
+}
+
 sim_stream *sim_legacy_stream(int device) {
     if (legacy[device] == NULL)
         legacy[device] = new_stream(SIM_STREAM_LEGACY, device, 0, 0);
@@ -47,6 +62,7 @@ static void per_thread_exit(void *unused) {
     pthread_mutex_lock(&sim_sched_lock);
     for (int d = 0; d < SIM_MAX_DEVICES; d++) {
         if (per_thread[d]) {
+            sim_capture_stream_gone(per_thread[d]);
             sim_sched_release_stream(per_thread[d]);
             per_thread[d] = NULL;
         }
@@ -83,8 +99,9 @@ void sim_streams_reset_device(int device) {
     sim_stream *s = sim_device_streams(device), *next;
     for (; s; s = next) {
         next = s->dev_next;
-        if (s->kind == SIM_STREAM_USER && !s->destroyed) {
+        if (s->kind == SIM_STREAM_USER && !s->destroyed && !s->internal) {
             sim_ptrmap_remove(&streams, s);
+            sim_capture_stream_gone(s);
             sim_sched_release_stream(s);
         }
     }
@@ -133,8 +150,10 @@ SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     SIM_ENTER();
     pthread_mutex_lock(&sim_sched_lock);
     sim_stream *s = sim_ptrmap_remove(&streams, stream);
-    if (s)
+    if (s) {
+        sim_capture_stream_gone(s);
         sim_sched_release_stream(s);
+    }
     pthread_mutex_unlock(&sim_sched_lock);
     return s ? cudaSuccess : sim_result(cudaErrorInvalidResourceHandle);
 }
@@ -146,6 +165,8 @@ static cudaError_t stream_sync(cudaStream_t stream, bool ptds) {
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
     uint64_t end = 0;
+    if (e == cudaSuccess)
+        e = sim_capture_forbid(s);
     if (e == cudaSuccess)
         e = sim_wait_stream(s, &end); /* s may be gone after this if it was destroyed meanwhile */
     if (e == cudaSuccess)
@@ -169,6 +190,8 @@ static cudaError_t stream_query(cudaStream_t stream, bool ptds) {
     sim_stream *s;
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
+    if (e == cudaSuccess)
+        e = sim_capture_forbid(s);
     if (e == cudaSuccess) {
         bool busy = s->queued > 0 || (s->kind == SIM_STREAM_LEGACY && sim_stream_busy(s));
         uint64_t end = s->last_end_ns;
@@ -195,11 +218,23 @@ SIM_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
 
 /* ---- host functions ------------------------------------------------------------------------ */
 
+/* Host functions become host nodes in a capture; stream callbacks cannot be captured. */
 static cudaError_t host_fn(cudaStream_t stream, bool ptds, sim_op *op) {
     sim_stream *s;
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
-    if (e == cudaSuccess) {
+    bool captured = false;
+    if (e == cudaSuccess && op->callback) {
+        e = sim_capture_forbid(s);
+    } else if (e == cudaSuccess && sim_captures_active()) {
+        sim_node_desc d;
+        memset(&d, 0, sizeof d);
+        d.type = cudaGraphNodeTypeHost;
+        d.fn = op->host_fn;
+        d.user = op->user;
+        e = sim_capture_op(s, &d, &captured);
+    }
+    if (e == cudaSuccess && !captured) {
         op->kind = SIM_OP_HOST_FN;
         op->engine = op->peer_device = -1;
         e = sim_submit(s, op);
@@ -296,45 +331,6 @@ STREAM_GETTER(cudaStreamGetPriority, int, Q_PRIORITY)
 STREAM_GETTER(cudaStreamGetDevice, int, Q_DEVICE)
 STREAM_GETTER(cudaStreamGetId, unsigned long long, Q_ID)
 
-/* Nothing is ever captured: there are no graphs on this device. */
-static cudaError_t is_capturing(cudaStream_t stream, bool ptds,
-                                enum cudaStreamCaptureStatus *status) {
-    if (status == NULL)
-        return cudaErrorInvalidValue;
-    sim_stream *s;
-    pthread_mutex_lock(&sim_sched_lock);
-    cudaError_t e = sim_stream_resolve(stream, ptds, &s);
-    pthread_mutex_unlock(&sim_sched_lock);
-    if (e == cudaSuccess)
-        *status = cudaStreamCaptureStatusNone;
-    return e;
-}
-
-SIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
-                                          enum cudaStreamCaptureStatus *pCaptureStatus) {
-    SIM_ENTER();
-    return sim_result(is_capturing(stream, false, pCaptureStatus));
-}
-
-SIM_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
-                                               enum cudaStreamCaptureStatus *pCaptureStatus) {
-    SIM_ENTER();
-    return sim_result(is_capturing(stream, true, pCaptureStatus));
-}
-
-static __thread enum cudaStreamCaptureMode capture_mode = cudaStreamCaptureModeGlobal;
-
-SIM_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode) {
-    SIM_ENTER();
-    if (mode == NULL || *mode < cudaStreamCaptureModeGlobal ||
-        *mode > cudaStreamCaptureModeRelaxed)
-        return sim_result(cudaErrorInvalidValue);
-    enum cudaStreamCaptureMode old = capture_mode;
-    capture_mode = *mode;
-    *mode = old;
-    return cudaSuccess;
-}
-
 /* Managed memory is always accessible here; attaching only validates. */
 static cudaError_t attach_mem(cudaStream_t stream, bool ptds, void *devPtr, size_t length,
                               unsigned flags) {
@@ -344,6 +340,8 @@ static cudaError_t attach_mem(cudaStream_t stream, bool ptds, void *devPtr, size
     sim_ptrinfo pi;
     pthread_mutex_lock(&sim_sched_lock);
     cudaError_t e = sim_stream_resolve(stream, ptds, &s);
+    if (e == cudaSuccess)
+        e = sim_capture_forbid(s); /* not capturable */
     pthread_mutex_lock(&sim_mem_lock);
     sim_mem_lookup(devPtr, &pi);
     pthread_mutex_unlock(&sim_mem_lock);
@@ -368,49 +366,6 @@ SIM_API cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *dev
                                                   size_t length, unsigned int flags) {
     SIM_ENTER();
     return sim_result(attach_mem(stream, true, devPtr, length, flags));
-}
-
-static cudaError_t capture_info(cudaStream_t stream, bool ptds,
-                                enum cudaStreamCaptureStatus *status, unsigned long long *id,
-                                cudaGraph_t *graph, const cudaGraphNode_t **deps,
-                                const cudaGraphEdgeData **edges, size_t *num_deps) {
-    cudaError_t e = is_capturing(stream, ptds, status);
-    if (e != cudaSuccess)
-        return e;
-    if (id)
-        *id = 0;
-    if (graph)
-        *graph = NULL;
-    if (deps)
-        *deps = NULL;
-    if (edges)
-        *edges = NULL;
-    if (num_deps)
-        *num_deps = 0;
-    return cudaSuccess;
-}
-
-SIM_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
-                                             enum cudaStreamCaptureStatus *captureStatus_out,
-                                             unsigned long long *id_out, cudaGraph_t *graph_out,
-                                             const cudaGraphNode_t **dependencies_out,
-                                             const cudaGraphEdgeData **edgeData_out,
-                                             size_t *numDependencies_out) {
-    SIM_ENTER();
-    return sim_result(capture_info(stream, false, captureStatus_out, id_out, graph_out,
-                                   dependencies_out, edgeData_out, numDependencies_out));
-}
-
-SIM_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
-                                                  enum cudaStreamCaptureStatus *captureStatus_out,
-                                                  unsigned long long *id_out,
-                                                  cudaGraph_t *graph_out,
-                                                  const cudaGraphNode_t **dependencies_out,
-                                                  const cudaGraphEdgeData **edgeData_out,
-                                                  size_t *numDependencies_out) {
-    SIM_ENTER();
-    return sim_result(capture_info(stream, true, captureStatus_out, id_out, graph_out,
-                                   dependencies_out, edgeData_out, numDependencies_out));
 }
 
 /* ---- attributes ---------------------------------------------------------------------------- */

@@ -163,9 +163,8 @@ SIM_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 
 /* ---- copies -------------------------------------------------------------------------------- */
 
-static cudaError_t symbol_copy(const void *symbol, void *other, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream,
-                               bool ptds, bool sync) {
+cudaError_t sim_symbol_xfer(const void *symbol, void *other, size_t count, size_t offset,
+                            enum cudaMemcpyKind kind, bool to_symbol, sim_xfer *x) {
     sim_symbol s;
     cudaError_t e = sim_symbol_lookup(symbol, &s);
     if (e != cudaSuccess)
@@ -176,9 +175,18 @@ static cudaError_t symbol_copy(const void *symbol, void *other, size_t count, si
     if (!host_side_ok && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return cudaErrorInvalidMemcpyDirection;
     uint8_t *dev = (uint8_t *)s.device_ptr + offset;
-    sim_xfer x = {to_symbol ? dev : other, to_symbol ? other : dev, count, count, count, count,
-                  count, 1, 1, 0};
-    return sim_copy(x, kind, stream, ptds, sync);
+    sim_xfer r = {to_symbol ? dev : other, to_symbol ? other : dev, count, count, count, count,
+                  count, 1, 1, 0, 0};
+    *x = r;
+    return cudaSuccess;
+}
+
+static cudaError_t symbol_copy(const void *symbol, void *other, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream,
+                               bool ptds, bool sync) {
+    sim_xfer x;
+    cudaError_t e = sim_symbol_xfer(symbol, other, count, offset, kind, to_symbol, &x);
+    return e == cudaSuccess ? sim_copy(x, kind, stream, ptds, sync) : e;
 }
 
 SIM_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,

@@ -82,15 +82,18 @@ static void last_error() {
 
 // Functions the simulator does not implement still exist and fail cleanly.
 static void unsupported() {
-    cudaGraph_t g;
-    EXPECT_ERR(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+    cudaIpcEventHandle_t h;
+    cudaEvent_t e;
+    EXPECT_OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventInterprocess));
+    EXPECT_ERR(cudaIpcGetEventHandle(&h, e), cudaErrorNotSupported);
     EXPECT_ERR(cudaGetLastError(), cudaErrorNotSupported);
     cudaArray_t a;
     cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     EXPECT_EQ(desc.x, 32);
     EXPECT_EQ(desc.f, cudaChannelFormatKindFloat);
     EXPECT_ERR(cudaMallocArray(&a, &desc, 16, 16), cudaErrorNotSupported);
-    EXPECT_ERR(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+    EXPECT_ERR(cudaIpcGetEventHandle(&h, e), cudaErrorNotSupported);
+    EXPECT_OK(cudaEventDestroy(e));
     cudaGetLastError();
 }
 
@@ -111,7 +114,7 @@ int main(int argc, char **argv) {
     EXPECT_EQ(run_child(argv[0], "unsupported", loud, out.c_str()), 0);
     std::string err = slurp(out + ".err");
     EXPECT_EQ(count_lines(err), 2);
-    CHECK(err.find("apptrace simulated CUDA runtime: cudaGraphCreate is not supported; it "
+    CHECK(err.find("apptrace simulated CUDA runtime: cudaIpcGetEventHandle is not supported; it "
                    "returns cudaErrorNotSupported\n") != std::string::npos);
     CHECK(err.find("cudaMallocArray is not supported") != std::string::npos);
     EXPECT_EQ(slurp(out + ".out").size(), 0);

@@ -181,7 +181,7 @@ class RunAndStatsCommandTest {
         .resolve("sim_errors").toString();
     Cli r = Cli.run("run", "--sim", "-o", tmp.resolve("unsupported.apptrace").toString(), program);
     assertThat(r.err()).contains("CUDA calls failed (").contains("cudaErrorNotSupported")
-        .containsPattern("the simulated device does not support [^\\n]*cudaGraphCreate");
+        .containsPattern("the simulated device does not support [^\\n]*cudaMallocArray");
   }
 
   @Test
