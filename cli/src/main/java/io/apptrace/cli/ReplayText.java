@@ -136,7 +136,6 @@ final class ReplayText {
     if (results.size() > 1) {
       out.println();
       comparison(results);
-      why(io.apptrace.replay.NodeComparison.againstFirst(results, diffOps));
     }
   }
 
@@ -188,7 +187,10 @@ final class ReplayText {
     };
   }
 
-  /** The table of makespans and breakdowns, with each node's speedup over the first. */
+  /**
+   * The table of makespans and breakdowns, with each node's speedup over the first, then why each
+   * node after the first differs from it.
+   */
   void comparison(List<ReplayResult> results) {
     {
       ReplayResult first = results.get(0);
@@ -203,5 +205,6 @@ final class ReplayText {
       }
       out.println("(speedup over " + first.node().name() + ")");
     }
+    why(io.apptrace.replay.NodeComparison.againstFirst(results, diffOps));
   }
 }
