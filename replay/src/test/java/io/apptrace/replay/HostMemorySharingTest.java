@@ -115,7 +115,7 @@ class HostMemorySharingTest {
   /**
    * Scenario "a pageable copy weighs three times on host memory", exactly: a 1 MB pageable copy to
    * gpu0 (alone 10 + 2 x 10^6 / 20,000 + 10^6 / 10,000 = 210 us, Abdelhafez et al. 2019, eq. 9: 5,000
-   * bytes per us) and, from another thread, a 2 MB pinned copy to gpu1 (alone 10 GB/s) start together. Host memory holds
+   * bytes per us) and a 2 MB pinned copy to gpu1 (alone 10 GB/s) start together. Host memory holds
    * 3 r + r = 20,000: both move 5,000 bytes per us; the pageable copy ends at 210 us, the pinned one
    * has 1 MB left, which it moves alone at 10,000 per us: it ends at 310 us (at 210 us were the
    * pageable copy's bytes counted once).
@@ -130,8 +130,7 @@ class HostMemorySharingTest {
   void aPageableCopyWeighsThreeTimesOnHostMemory() throws Exception {
     ProgramFixture f = new ProgramFixture();
     int pageable = f.copy(0, f.stream(false, false, 0), TransferKind.PAGEABLE_H2D, 1_000_000);
-    // from a second thread: the pageable copy holds its own thread until it is done
-    int pinned = f.copy(1, f.stream(false, false, 1), TransferKind.PINNED_H2D, 2_000_000);
+    int pinned = f.copy(0, f.stream(false, false, 1), TransferKind.PINNED_H2D, 2_000_000);
     f.syncDevice(0);
     ReplayResult r = Replayer.replay(f.build(), fixture("20 GB/s"), Replayer.Options.defaults());
     TimelineFixturesTest.times(r, pageable, 0, 210);
