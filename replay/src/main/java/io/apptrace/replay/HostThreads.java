@@ -116,7 +116,7 @@ final class HostThreads {
         own = costs.modelled() ? dur : -1;
       }
       lifecycle.issue(op, id, c.entryNs());
-      if (t.ops[op].holdsItsThread() && t.gpuOf[op] >= 0) {
+      if (t.ops[op].synchronous() && t.gpuOf[op] >= 0) {
         blocking = true;
         targets.add(op);
       } else if (t.gpuOf[op] < 0) {

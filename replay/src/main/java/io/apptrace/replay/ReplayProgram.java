@@ -61,16 +61,6 @@ public final class ReplayProgram {
       return measuredStartNs >= 0 && measuredEndNs >= measuredStartNs;
     }
 
-    /**
-     * Whether the call that issues it returns only once the operation (or, from pageable memory to a
-     * GPU, its staging) is done: a synchronous call, and any copy between pageable memory and a GPU,
-     * asynchronous or not, which the calling thread stages itself (the CUDA runtime API's
-     * synchronization behaviour of cudaMemcpyAsync).
-     */
-    public boolean holdsItsThread() {
-      return synchronous || transfer == TransferKind.PAGEABLE_H2D || transfer == TransferKind.PAGEABLE_D2H;
-    }
-
     public long measuredDurationNs() {
       return measured() ? measuredEndNs - measuredStartNs : -1;
     }

@@ -6,8 +6,8 @@ import java.util.Arrays;
 /**
  * Copies past their fixed part: their bytes cross the links of their route, shared with the
  * transfers in flight ({@link Links}, docs/REPLAY.md "Copies"). The link-sharing model's next due
- * time is kept in the replay's event queue. A copy from pageable memory (synchronous or not: {@link
- * ReplayProgram.Op#holdsItsThread}) releases its thread once its last staging chunk (at most the node's {@code measured.staging_chunk}) is in the
+ * time is kept in the replay's event queue. A synchronous copy from pageable memory releases its
+ * thread once its last staging chunk (at most the node's {@code measured.staging_chunk}) is in the
  * driver's pinned buffer, before that chunk's DMA (Pearson 2018, sec. 2.4.1).
  */
 final class Transfers {
@@ -44,7 +44,7 @@ final class Transfers {
   void fixedPartOver(int i) {
     if (t.bytes[i] > 0 && t.maxRate[i] < Double.POSITIVE_INFINITY) {
       t.state[i] = OpState.FLOWING;
-      double milestone = t.ops[i].holdsItsThread() && t.ops[i].transfer() == TransferKind.PAGEABLE_H2D
+      double milestone = t.ops[i].synchronous() && t.ops[i].transfer() == TransferKind.PAGEABLE_H2D
           ? Math.min(t.bytes[i], stagingChunkBytes) : 0;
       links.start(i, t.resources[i], t.factors[i], t.maxRate[i], t.bytes[i], milestone, clock.now());
       links.update(clock.now());

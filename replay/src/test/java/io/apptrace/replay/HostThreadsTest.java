@@ -247,34 +247,6 @@ class HostThreadsTest {
   }
 
   /**
-   * An asynchronous copy to pageable memory holds its thread as the synchronous one does (the CUDA
-   * runtime API's synchronization behaviour of cudaMemcpyAsync): the next call starts at 210 us, when
-   * the copy is done; the same copy to pinned memory lets the thread go on at once.
-   *
-   * <pre>
-   *   pageable:  copy [10|200]         thread [cudaMemcpyAsync .. 210][next]
-   *   pinned:    copy [10|100]         thread [cudaMemcpyAsync][next at 0]
-   * </pre>
-   */
-  @Test
-  void anAsynchronousCopyBetweenPageableMemoryAndTheGpuHoldsItsThread() throws Exception {
-    for (TransferKind kind : new TransferKind[] {TransferKind.PAGEABLE_D2H, TransferKind.PINNED_D2H}) {
-      ProgramFixture f = new ProgramFixture();
-      int s = f.nonBlocking();
-      int copy = f.copy(0, s, kind, MB);
-      f.hostCall(0, 0);
-      ReplayResult r = replay(f.build(), node(1, 1));
-      if (kind == TransferKind.PAGEABLE_D2H) {
-        times(r, copy, 0, 210);
-        assertThat(callStart(r, 0, 1)).isEqualTo(210.0);
-      } else {
-        times(r, copy, 0, 110);
-        assertThat(callStart(r, 0, 1)).isEqualTo(0.0);
-      }
-    }
-  }
-
-  /**
    * A blocking call ends when what it waits for is done, but not before its own cost: a
    * synchronization measured at 3 us returns at 3 us when its stream is empty, and when its stream's
    * kernel (measured 0-50 us, replayed at 0.01 of that with --scale-kernels) ends at 0.5 us; a kernel
