@@ -198,11 +198,13 @@ public final class TransferModel {
         || setting == Setting.MEASURED && node.measured().curves().containsKey(kind)) {
       return Optional.empty();
     }
-    Node.Gpu g = gpu(gpu);
     Optional<Node.Cpu> cpu = node.cpuOfNuma(numa);
     Double memcpy = cpu.map(c -> node.measured().memcpyBandwidth().get(c.id())).orElse(null);
-    Optional<Topology.Route> route = topology.hostRoute(numa, g.id());
-    if (memcpy == null || route.isEmpty()) {
+    if (memcpy == null) {
+      return Optional.empty();
+    }
+    Optional<Topology.Route> route = topology.hostRoute(numa, gpu(gpu).id());
+    if (route.isEmpty()) {
       return Optional.empty();
     }
     boolean h2d = kind == TransferKind.PAGEABLE_H2D;

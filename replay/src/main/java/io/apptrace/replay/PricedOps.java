@@ -35,6 +35,8 @@ final class PricedOps {
   private int lowerBoundKernels;
   /** A copy's pricing, the same for every copy of the same kind, size and ends. */
   private final Map<CopyKey, Priced> priced = new HashMap<>();
+  /** A pageable copy's staging around its DMAs, the same for every copy of the same kind, size and ends. */
+  private final Map<CopyKey, Optional<io.apptrace.cost.PageableStaging>> stagings = new HashMap<>();
   private final double[] gapNs = new double[TransferKind.values().length];
   private final double[] afterCallNs;
   /** What-ifs that changed the links a measured curve was taken over: said once per kind and GPU. */
@@ -181,10 +183,17 @@ final class PricedOps {
       return;
     }
     t.modelled[i] = true;
-    model.pageableStaging(kind, op.bytes(), gpu, numa, o.setting()).ifPresent(p -> {
-      t.hostBeforeNs[i] = p.hostBeforeSeconds() * 1e9;
-      t.hostAfterNs[i] = p.hostAfterSeconds() * 1e9;
-    });
+    if (kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H) {
+      Optional<io.apptrace.cost.PageableStaging> staging = stagings.get(key);
+      if (staging == null) {
+        staging = model.pageableStaging(kind, op.bytes(), gpu, numa, o.setting());
+        stagings.put(key, staging);
+      }
+      staging.ifPresent(p -> {
+        t.hostBeforeNs[i] = p.hostBeforeSeconds() * 1e9;
+        t.hostAfterNs[i] = p.hostAfterSeconds() * 1e9;
+      });
+    }
     double latency = e.latency().seconds() * 1e9;
     double data = e.seconds() * 1e9 - latency;
     t.phase[i] = latency;
