@@ -20,7 +20,7 @@ final class NoOpWarnings {
 
   /** What a replay was asked for beside the trace and the nodes. */
   record Asked(boolean keepMeasured, boolean kernelPolicyGiven, String kernelPolicy, List<NodeOverride> sets,
-      Map<Integer, Integer> map) {}
+      Map<Integer, Integer> map, String managedHostReadsGiven, boolean diffGiven) {}
 
   /** The warnings a replay of {@code p} with {@code asked} calls for, before it runs. */
   static List<String> before(ReplayProgram p, Asked asked, List<Node> targets) {
@@ -34,6 +34,13 @@ final class NoOpWarnings {
     if (asked.kernelPolicyGiven() && !kernelsMeasured) {
       out.add("--kernel-policy " + asked.kernelPolicy() + " changes nothing: the trace has no measured kernel times"
           + why + "; its kernels are priced at their lower bound");
+    }
+    if (asked.managedHostReadsGiven() != null && p.managed().isEmpty()) {
+      out.add("--managed-host-reads " + asked.managedHostReadsGiven() + " changes nothing: the trace has no managed"
+          + " memory");
+    }
+    if (asked.diffGiven() && targets.size() < 2) {
+      out.add("--diff changes nothing: it compares the nodes with the first, and one --node was given");
     }
     List<Integer> devices = p.devices();
     for (Map.Entry<Integer, Integer> e : asked.map().entrySet()) {

@@ -239,8 +239,9 @@ final class ReplayCommand implements Callable<Integer> {
   /** What in this replay's options changes nothing, said so (docs/REPLAY.md, "What-if"). */
   private List<String> warnings(ReplayProgram program, Replayer.Options options, List<NodeOverride> overrides,
       List<Node> targets, List<String> specs, List<ReplayResult> results, boolean reference) {
+    boolean readsGiven = spec.commandLine().getParseResult().hasMatchedOption("--managed-host-reads");
     NoOpWarnings.Asked asked = new NoOpWarnings.Asked(keepMeasured || keepDurations, !"model".equals(kernelPolicy),
-        kernelPolicy, overrides, options.deviceMap());
+        kernelPolicy, overrides, options.deviceMap(), readsGiven ? managedHostReads : null, diff != null);
     List<String> out = new ArrayList<>(NoOpWarnings.before(program, asked, targets));
     if (!overrides.isEmpty() && !reference) {
       List<ReplayResult> without = new ArrayList<>();

@@ -78,6 +78,16 @@ class NoOpWarningsTest {
     assertThat(new ObjectMapper().readTree(r.out()).path("warnings").toString()).contains("changed nothing");
   }
 
+  /** Assumptions about managed memory on a trace without it, and --diff with one node, change nothing. */
+  @Test
+  void managedHostReadsWithoutManagedMemoryAndDiffWithOneNodeAreSaid() {
+    assertThat(replay("--managed-host-reads", "none").err()).contains("--managed-host-reads none changes nothing: the"
+        + " trace has no managed memory");
+    assertThat(replay("--diff").err()).contains("--diff changes nothing: it compares the nodes with the first, and"
+        + " one --node was given");
+    assertThat(replay("--diff", "--node", "ac922").err()).doesNotContain("--diff changes nothing");
+  }
+
   @Test
   void anOptionThatChangesSomethingIsNotWarnedAbout() {
     assertThat(replay("--set", "gpus.gpu0.memory_bandwidth=100 GB/s").err()).doesNotContain("warning");
