@@ -986,6 +986,24 @@ static cudaError_t set_node(cudaGraphNode_t node, enum cudaGraphNodeType type, s
     return e;
 }
 
+/*
+ * The body of a cudaGraph*NodeGetParams: the node's parameters of kind TYPE copied to OUT (LVALUE
+ * is what OUT points to), under the scheduler's lock; cudaErrorInvalidValue for a NULL OUT or a
+ * node of another kind.
+ */
+#define NODE_GET_PARAMS(node, type, out, lvalue, field)                                            \
+    do {                                                                                           \
+        SIM_ENTER();                                                                               \
+        if ((out) == NULL)                                                                         \
+            return sim_result(cudaErrorInvalidValue);                                              \
+        pthread_mutex_lock(&sim_sched_lock);                                                       \
+        sim_gnode *n_ = typed((node), (type));                                                     \
+        if (n_)                                                                                    \
+            lvalue = n_->field;                                                                    \
+        pthread_mutex_unlock(&sim_sched_lock);                                                     \
+        return n_ ? cudaSuccess : sim_result(cudaErrorInvalidValue);                               \
+    } while (0)
+
 SIM_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
                                                  struct cudaKernelNodeParams *pNodeParams) {
     SIM_ENTER();
@@ -1092,15 +1110,7 @@ SIM_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cuda
 
 SIM_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
                                                  struct cudaMemcpy3DParms *pNodeParams) {
-    SIM_ENTER();
-    if (pNodeParams == NULL)
-        return sim_result(cudaErrorInvalidValue);
-    pthread_mutex_lock(&sim_sched_lock);
-    sim_gnode *n = typed(node, cudaGraphNodeTypeMemcpy);
-    if (n)
-        *pNodeParams = n->u.copy.p;
-    pthread_mutex_unlock(&sim_sched_lock);
-    return n ? cudaSuccess : sim_result(cudaErrorInvalidValue);
+    NODE_GET_PARAMS(node, cudaGraphNodeTypeMemcpy, pNodeParams, *pNodeParams, u.copy.p);
 }
 
 SIM_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
@@ -1147,15 +1157,7 @@ SIM_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node,
 
 SIM_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node,
                                                  struct cudaMemsetParams *pNodeParams) {
-    SIM_ENTER();
-    if (pNodeParams == NULL)
-        return sim_result(cudaErrorInvalidValue);
-    pthread_mutex_lock(&sim_sched_lock);
-    sim_gnode *n = typed(node, cudaGraphNodeTypeMemset);
-    if (n)
-        *pNodeParams = n->u.memset.p;
-    pthread_mutex_unlock(&sim_sched_lock);
-    return n ? cudaSuccess : sim_result(cudaErrorInvalidValue);
+    NODE_GET_PARAMS(node, cudaGraphNodeTypeMemset, pNodeParams, *pNodeParams, u.memset.p);
 }
 
 SIM_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
@@ -1170,15 +1172,7 @@ SIM_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
 
 SIM_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
                                                struct cudaHostNodeParams *pNodeParams) {
-    SIM_ENTER();
-    if (pNodeParams == NULL)
-        return sim_result(cudaErrorInvalidValue);
-    pthread_mutex_lock(&sim_sched_lock);
-    sim_gnode *n = typed(node, cudaGraphNodeTypeHost);
-    if (n)
-        *pNodeParams = n->u.host;
-    pthread_mutex_unlock(&sim_sched_lock);
-    return n ? cudaSuccess : sim_result(cudaErrorInvalidValue);
+    NODE_GET_PARAMS(node, cudaGraphNodeTypeHost, pNodeParams, *pNodeParams, u.host);
 }
 
 SIM_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
@@ -1247,27 +1241,11 @@ SIM_API cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEve
 
 SIM_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
                                                    struct cudaMemAllocNodeParams *params_out) {
-    SIM_ENTER();
-    if (params_out == NULL)
-        return sim_result(cudaErrorInvalidValue);
-    pthread_mutex_lock(&sim_sched_lock);
-    sim_gnode *n = typed(node, cudaGraphNodeTypeMemAlloc);
-    if (n)
-        *params_out = n->u.alloc.p;
-    pthread_mutex_unlock(&sim_sched_lock);
-    return n ? cudaSuccess : sim_result(cudaErrorInvalidValue);
+    NODE_GET_PARAMS(node, cudaGraphNodeTypeMemAlloc, params_out, *params_out, u.alloc.p);
 }
 
 SIM_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out) {
-    SIM_ENTER();
-    if (dptr_out == NULL)
-        return sim_result(cudaErrorInvalidValue);
-    pthread_mutex_lock(&sim_sched_lock);
-    sim_gnode *n = typed(node, cudaGraphNodeTypeMemFree);
-    if (n)
-        *(void **)dptr_out = n->u.free_ptr;
-    pthread_mutex_unlock(&sim_sched_lock);
-    return n ? cudaSuccess : sim_result(cudaErrorInvalidValue);
+    NODE_GET_PARAMS(node, cudaGraphNodeTypeMemFree, dptr_out, *(void **)dptr_out, u.free_ptr);
 }
 
 /* ---- structure ----------------------------------------------------------------------------- */
