@@ -35,14 +35,14 @@ final class PricedOps {
   private int lowerBoundKernels;
   /** A copy's pricing, the same for every copy of the same kind, size and ends. */
   private final Map<CopyKey, Priced> priced = new HashMap<>();
-  /** A pageable copy's staging around its DMAs, the same for every copy of the same kind, size and ends. */
-  private final Map<CopyKey, Optional<io.apptrace.cost.PageableStaging>> stagings = new HashMap<>();
   private final double[] gapNs = new double[TransferKind.values().length];
   private final double[] afterCallNs;
   /** What-ifs that changed the links a measured curve was taken over: said once per kind and GPU. */
   private final java.util.Set<String> rescaled = new java.util.TreeSet<>();
 
-  private record Priced(TransferEstimate estimate, int[] resources, double[] factors) {}
+  /** @param staging a pageable copy's CPU part around its DMAs, where the node gives one */
+  private record Priced(TransferEstimate estimate, int[] resources, double[] factors,
+      Optional<io.apptrace.cost.PageableStaging> staging) {}
 
   private record CopyKey(TransferKind kind, long bytes, int numa, int gpu, int peer) {}
 
@@ -183,17 +183,10 @@ final class PricedOps {
       return;
     }
     t.modelled[i] = true;
-    if (kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H) {
-      Optional<io.apptrace.cost.PageableStaging> staging = stagings.get(key);
-      if (staging == null) {
-        staging = model.pageableStaging(kind, op.bytes(), gpu, numa, o.setting());
-        stagings.put(key, staging);
-      }
-      staging.ifPresent(p -> {
-        t.hostBeforeNs[i] = p.hostBeforeSeconds() * 1e9;
-        t.hostAfterNs[i] = p.hostAfterSeconds() * 1e9;
-      });
-    }
+    pr.staging().ifPresent(p -> {
+      t.hostBeforeNs[i] = p.hostBeforeSeconds() * 1e9;
+      t.hostAfterNs[i] = p.hostAfterSeconds() * 1e9;
+    });
     double latency = e.latency().seconds() * 1e9;
     double data = e.seconds() * 1e9 - latency;
     t.phase[i] = latency;
@@ -232,7 +225,7 @@ final class PricedOps {
       r[k] = res.get(k)[0];
       f[k] = fac.get(k);
     }
-    return new Priced(e, r, f);
+    return new Priced(e, r, f, model.pageableStaging(kind, n, gpu, numa, o.setting()));
   }
 
   /** Adds the memory of NUMA node {@code numa}'s CPU, crossed {@code times} per data byte. */
