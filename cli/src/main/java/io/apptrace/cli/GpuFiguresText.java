@@ -1,5 +1,7 @@
 package io.apptrace.cli;
 
+import java.util.Optional;
+import io.apptrace.node.Precision;
 import io.apptrace.node.Node;
 import io.apptrace.node.Units;
 import java.math.BigDecimal;
@@ -50,9 +52,14 @@ final class GpuFiguresText {
       case "memory_bandwidth" -> Units.bandwidth(g.memoryBandwidth());
       case "sms" -> Integer.toString(g.sms());
       case "clock" -> g.clockHz().isPresent() ? round(g.clockHz().getAsDouble() / 1e6) + " MHz" : "-";
-      default -> key.startsWith("peak_flops.") && g.peakFlops().containsKey(key.substring(11))
-          ? round(g.peakFlops().get(key.substring(11)) / 1e12) + " TFLOP/s" : "-";
+      default -> peak(g, key);
     };
+  }
+
+  private static String peak(Node.Gpu g, String key) {
+    Optional<Precision> p = key.startsWith("peak_flops.") ? Precision.parse(key.substring(11)) : Optional.empty();
+    return p.isPresent() && g.peakFlops().containsKey(p.get()) ? round(g.peakFlops().get(p.get()) / 1e12) + " TFLOP/s"
+        : "-";
   }
 
   /** Four significant digits, no trailing zeros: 19.5, 0.129, 1410. */

@@ -1,5 +1,6 @@
 package io.apptrace.cli;
 
+import io.apptrace.node.CataloguePeak;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -61,7 +62,7 @@ final class GpusCommand implements Callable<Integer> {
       for (GpuSpec g : gpus) {
         out.printf(Locale.ROOT, "%-" + width + "s  %-9s %4s %4s %13s %11s %9s %9s %6s%n", g.name(), g.architecture(),
             g.computeCapability(), g.sms().isPresent() ? Integer.toString(g.sms().getAsInt()) : "-",
-            or(g.peak("fp32"), v -> Units.fixed(v / 1e12, 2) + " TFLOP/s"),
+            or(g.peak(CataloguePeak.FP32), v -> Units.fixed(v / 1e12, 2) + " TFLOP/s"),
             or(g.memoryBandwidth(), Units::bandwidth), or(g.memoryBytes(), v -> Units.size((long) v)),
             or(g.l2Bytes(), v -> Units.size((long) v)), or(g.tdpWatts(), v -> Units.fixed(v, 0) + " W"));
       }
@@ -80,9 +81,9 @@ final class GpusCommand implements Callable<Integer> {
     out.println("  memory              " + or(g.memoryBytes(), v -> Units.size((long) v)) + ", "
         + or(g.memoryBandwidth(), Units::bandwidth));
     out.println("  L2 cache            " + or(g.l2Bytes(), v -> Units.size((long) v)));
-    for (String p : GpuSpec.PRECISIONS) {
+    for (CataloguePeak p : CataloguePeak.values()) {
       if (g.peakFlops().containsKey(p)) {
-        out.printf(Locale.ROOT, "  peak %-14s %s TFLOP/s%n", p, Units.fixed(g.peakFlops().get(p) / 1e12, 2));
+        out.printf(Locale.ROOT, "  peak %-14s %s TFLOP/s%n", p.key(), Units.fixed(g.peakFlops().get(p) / 1e12, 2));
       }
     }
     g.perSm().ifPresent(s -> out.println("  per SM              " + s.threads() + " threads, " + s.blocks() + " blocks, "
@@ -116,8 +117,8 @@ final class GpusCommand implements Callable<Integer> {
     number(o, "memory_bandwidth_bytes_per_s", g.memoryBandwidth());
     number(o, "l2_cache_bytes", g.l2Bytes());
     ObjectNode peaks = o.putObject("peak_flops");
-    for (String p : GpuSpec.PRECISIONS) {
-      number(peaks, p, g.peak(p));
+    for (CataloguePeak p : CataloguePeak.values()) {
+      number(peaks, p.key(), g.peak(p));
     }
     if (g.perSm().isPresent()) {
       ObjectNode s = o.putObject("per_sm");

@@ -1,5 +1,7 @@
 package io.apptrace.cli;
 
+import java.util.stream.Collectors;
+import io.apptrace.node.Precision;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -361,12 +363,15 @@ final class ModelCommand implements Callable<Integer> {
     }
     long size = Sizes.parse(bytes, "--bytes");
     Node.Gpu g = n.gpus().get(gpu(n, from != null ? from : to, 0));
-    if (flops != null && !g.peakFlops().containsKey(precision)) {
+    Precision p = Precision.parse(precision).orElseThrow(() -> new UserException("--precision: unknown precision '"
+        + precision + "' (known: " + Precision.known() + ")", ExitCodes.BAD_USAGE));
+    if (flops != null && !g.peakFlops().containsKey(p)) {
       throw new UserException(n.name() + "'s " + g.id() + " has no peak " + precision + " FLOP/s in its node file"
-          + " (it has: " + String.join(", ", g.peakFlops().keySet()) + ")");
+          + " (it has: " + g.peakFlops().keySet().stream().map(Precision::key).collect(Collectors.joining(", "))
+          + ")");
     }
     KernelModel.KernelEstimate k = KernelModel.estimate(KernelModel.Policy.ROOFLINE, OptionalDouble.empty(),
-        Optional.empty(), g, flops == null ? OptionalDouble.empty() : OptionalDouble.of(flops), size, precision);
+        Optional.empty(), g, flops == null ? OptionalDouble.empty() : OptionalDouble.of(flops), size, p);
     if (json) {
       ObjectMapper mapper = new ObjectMapper();
       ObjectNode o = mapper.createObjectNode();

@@ -114,6 +114,29 @@ class ModelCommandsTest {
     Cli copy = Cli.run("model", "--node", "titan", "--copy", "sideways", "--bytes", "1");
     assertThat(copy.exit()).isEqualTo(2);
     assertThat(Cli.run("model", "--bytes", "1").exit()).isEqualTo(2); // --node is required
+    Cli precision = Cli.run("model", "--node", "dgx1", "--kernel", "--bytes", "1MiB", "--flops", "1e9",
+        "--precision", "fp17");
+    assertThat(precision.exit()).isEqualTo(2);
+    assertThat(precision.err().strip()).isEqualTo("apptrace model: --precision: unknown precision 'fp17' (known:"
+        + " bf16, fp16, fp32, fp64, fp8, int8, tf32)");
+    Cli absent = Cli.run("model", "--node", "titan", "--kernel", "--bytes", "1MiB", "--flops", "1e9",
+        "--precision", "tf32");
+    assertThat(absent.exit()).isEqualTo(1);
+    assertThat(absent.err()).contains("has no peak tf32 FLOP/s in its node file (it has: fp64, fp32");
+  }
+
+  /** {@code --kernel --flops}: the roofline on the node's peak of the precision asked for (Choi et al. 2020). */
+  @Test
+  void aKernelIsPricedOnThePeakOfItsPrecision() throws Exception {
+    Cli fp32 = Cli.run("model", "--node", "dgx-a100", "--kernel", "--bytes", "1KiB", "--flops", "1e12", "--json");
+    Cli tf32 = Cli.run("model", "--node", "dgx-a100", "--kernel", "--bytes", "1KiB", "--flops", "1e12", "--json",
+        "--precision", "tf32");
+    assertThat(fp32.exit()).as(fp32.err()).isZero();
+    assertThat(tf32.exit()).as(tf32.err()).isZero();
+    double a = new com.fasterxml.jackson.databind.ObjectMapper().readTree(fp32.out()).get("time_ns").asDouble();
+    double b = new com.fasterxml.jackson.databind.ObjectMapper().readTree(tf32.out()).get("time_ns").asDouble();
+    // A100: 19.5 TFLOP/s FP32 on the CUDA cores, 156 TFLOP/s TF32 on the tensor cores (datasheet)
+    assertThat(a / b).isCloseTo(156.0 / 19.5, org.assertj.core.data.Offset.offset(0.01));
   }
 
   @Test

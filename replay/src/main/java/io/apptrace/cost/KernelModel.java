@@ -1,5 +1,6 @@
 package io.apptrace.cost;
 
+import io.apptrace.node.Precision;
 import io.apptrace.node.Node;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -83,10 +84,10 @@ public final class KernelModel {
    * @param flops its floating-point operations, when known (roofline)
    * @param bytes the DRAM bytes it moves, or for the lower bound the bytes its pointer arguments
    *     cover
-   * @param precision which peak FLOP/s applies ({@code fp32}, {@code fp64}, ...)
+   * @param precision which peak FLOP/s applies
    */
   public static KernelEstimate estimate(Policy policy, OptionalDouble measuredSeconds, Optional<Node.Gpu> from,
-      Node.Gpu target, OptionalDouble flops, double bytes, String precision) {
+      Node.Gpu target, OptionalDouble flops, double bytes, Precision precision) {
     if (policy == Policy.ROOFLINE && flops.isPresent()) {
       Double peak = target.peakFlops().get(precision);
       if (peak != null) {

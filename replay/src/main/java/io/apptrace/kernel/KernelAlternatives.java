@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.node.GpuSpec;
 import java.util.OptionalDouble;
 
@@ -21,10 +22,10 @@ public final class KernelAlternatives {
 
   /** Baseline: the measured time times the ratio of datasheet FP32 peaks, {@code t * P32_from / P32_to}. */
   public static double fp32Ratio(double measuredSeconds, GpuSpec from, GpuSpec to) {
-    if (from.peak("fp32").isEmpty() || to.peak("fp32").isEmpty()) {
+    if (from.peak(CataloguePeak.FP32).isEmpty() || to.peak(CataloguePeak.FP32).isEmpty()) {
       return Double.NaN;
     }
-    return measuredSeconds * from.peak("fp32").getAsDouble() / to.peak("fp32").getAsDouble();
+    return measuredSeconds * from.peak(CataloguePeak.FP32).getAsDouble() / to.peak(CataloguePeak.FP32).getAsDouble();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.node.GpuSpec;
 import java.util.List;
 import java.util.Locale;
@@ -16,17 +17,17 @@ import java.util.OptionalDouble;
  * DeepBench's names say {@code fp16}, {@code half}, {@code bf16}. A name that says none is FP32.
  */
 public enum KernelPrecision {
-  FP32("fp32", List.of("fp32")),
-  TF32("tf32", List.of("tensor_tf32", "fp32")),
-  FP16("fp16", List.of("tensor_fp16", "fp16", "fp32")),
-  BF16("bf16", List.of("tensor_bf16", "bf16", "fp32")),
-  INT8("int8", List.of("tensor_int8", "fp32")),
-  FP64("fp64", List.of("tensor_fp64", "fp64"));
+  FP32("fp32", List.of(CataloguePeak.FP32)),
+  TF32("tf32", List.of(CataloguePeak.TENSOR_TF32, CataloguePeak.FP32)),
+  FP16("fp16", List.of(CataloguePeak.TENSOR_FP16, CataloguePeak.FP16, CataloguePeak.FP32)),
+  BF16("bf16", List.of(CataloguePeak.TENSOR_BF16, CataloguePeak.BF16, CataloguePeak.FP32)),
+  INT8("int8", List.of(CataloguePeak.TENSOR_INT8, CataloguePeak.FP32)),
+  FP64("fp64", List.of(CataloguePeak.TENSOR_FP64, CataloguePeak.FP64));
 
   private final String key;
-  private final List<String> peaks;
+  private final List<CataloguePeak> peaks;
 
-  KernelPrecision(String key, List<String> peaks) {
+  KernelPrecision(String key, List<CataloguePeak> peaks) {
     this.key = key;
     this.peaks = peaks;
   }
@@ -66,13 +67,13 @@ public enum KernelPrecision {
    * tensor_bf16}, {@code bf16}, {@code fp32}; for INT8 {@code tensor_int8}, {@code fp32}; for FP64
    * {@code tensor_fp64}, {@code fp64}. Empty when it has none of them.
    */
-  public Optional<String> peakKey(GpuSpec gpu) {
+  public Optional<CataloguePeak> peakKey(GpuSpec gpu) {
     return peaks.stream().filter(p -> gpu.peak(p).isPresent()).findFirst();
   }
 
   /** {@link #peakKey}'s value, times the GPU's power-cap fraction ({@link PowerCap}); empty without one. */
   public OptionalDouble sustainedPeak(GpuSpec gpu, double threshold) {
-    Optional<String> k = peakKey(gpu);
+    Optional<CataloguePeak> k = peakKey(gpu);
     return k.isEmpty() ? OptionalDouble.empty()
         : OptionalDouble.of(gpu.peak(k.get()).getAsDouble() * PowerCap.fraction(gpu, threshold));
   }

@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.node.GpuSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -184,7 +185,7 @@ public final class KernelTimeModel {
     if (facts.flops().isEmpty() || t == null) {
       return null;
     }
-    if (to.peak("fp32").isEmpty() || to.sms().isEmpty()) {
+    if (to.peak(CataloguePeak.FP32).isEmpty() || to.sms().isEmpty()) {
       notes.add(to.name() + " lacks " + (to.sms().isEmpty() ? "sms" : "peak_flops.fp32") + " (GEMM efficiency)");
       return null;
     }
@@ -238,7 +239,7 @@ public final class KernelTimeModel {
         return OptionalDouble.of(from.memoryBandwidth().getAsDouble() / to.memoryBandwidth().getAsDouble());
       }
       case SUSTAINED_FP32_RATIO -> {
-        if (lacks(from, "peak_flops.fp32", from.peak("fp32"), notes) | lacks(to, "peak_flops.fp32", to.peak("fp32"),
+        if (lacks(from, "peak_flops.fp32", from.peak(CataloguePeak.FP32), notes) | lacks(to, "peak_flops.fp32", to.peak(CataloguePeak.FP32),
             notes)) {
           return OptionalDouble.empty();
         }
@@ -285,7 +286,7 @@ public final class KernelTimeModel {
   }
 
   private static void capNote(GpuSpec g, List<String> notes) {
-    if (PowerCap.wattsPerTflopPerNm(g).isEmpty() && g.peak("fp32").isPresent()) {
+    if (PowerCap.wattsPerTflopPerNm(g).isEmpty() && g.peak(CataloguePeak.FP32).isPresent()) {
       String n = g.name() + " lacks tdp: no power cap assumed";
       if (!notes.contains(n)) {
         notes.add(n);

@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.node.GpuSpec;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -30,10 +31,10 @@ public final class PowerCap {
    */
   public static OptionalDouble wattsPerTflopPerNm(GpuSpec gpu) {
     Double nm = PROCESS_NM.get(gpu.architecture());
-    if (gpu.tdpWatts().isEmpty() || gpu.peak("fp32").isEmpty() || nm == null) {
+    if (gpu.tdpWatts().isEmpty() || gpu.peak(CataloguePeak.FP32).isEmpty() || nm == null) {
       return OptionalDouble.empty();
     }
-    return OptionalDouble.of(gpu.tdpWatts().getAsDouble() / (gpu.peak("fp32").getAsDouble() / 1e12) / nm);
+    return OptionalDouble.of(gpu.tdpWatts().getAsDouble() / (gpu.peak(CataloguePeak.FP32).getAsDouble() / 1e12) / nm);
   }
 
   /** The share of the FP32 peak {@code gpu} sustains: 1 when its TDP, FP32 peak or process is unknown. */
@@ -44,7 +45,7 @@ public final class PowerCap {
 
   /** {@code gpu}'s FP32 peak times its power-cap fraction, FLOP/s; empty without an FP32 peak. */
   public static OptionalDouble sustainedFp32(GpuSpec gpu, double threshold) {
-    OptionalDouble p = gpu.peak("fp32");
+    OptionalDouble p = gpu.peak(CataloguePeak.FP32);
     return p.isEmpty() ? p : OptionalDouble.of(p.getAsDouble() * fraction(gpu, threshold));
   }
 }

@@ -1,7 +1,7 @@
 package io.apptrace.node;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +57,7 @@ final class GpuCatalogueReader {
     OptionalDouble memory = g.optQuantity("memory", Units.Kind.SIZE);
     OptionalDouble bandwidth = g.optQuantity("memory_bandwidth", Units.Kind.BANDWIDTH);
     OptionalDouble l2 = g.optQuantity("l2_cache", Units.Kind.SIZE);
-    Map<String, Double> peaks = peaks(g);
+    Map<CataloguePeak, Double> peaks = peaks(g);
     Optional<GpuSpec.PerSm> perSm = perSm(g);
     OptionalDouble tdp = g.optQuantity("tdp", Units.Kind.POWER);
     List<String> sources = new ArrayList<>();
@@ -68,20 +68,20 @@ final class GpuCatalogueReader {
     return new GpuSpec(name, aliases, arch, cc, sms, clock, memory, bandwidth, l2, peaks, perSm, tdp, sources);
   }
 
-  private static Map<String, Double> peaks(YamlMap g) throws NodeFileException {
-    Map<String, Double> peaks = new LinkedHashMap<>();
+  private static Map<CataloguePeak, Double> peaks(YamlMap g) throws NodeFileException {
+    Map<CataloguePeak, Double> peaks = new EnumMap<>(CataloguePeak.class);
     Optional<YamlMap> pf = g.map("peak_flops");
     if (pf.isEmpty()) {
       return peaks;
     }
     for (String p : pf.get().keys()) {
-      if (!GpuSpec.PRECISIONS.contains(p)) {
-        throw pf.get().keyError(p, "unknown precision '" + p + "' (known: " + String.join(", ", GpuSpec.PRECISIONS)
-            + ")");
+      Optional<CataloguePeak> peak = CataloguePeak.parse(p);
+      if (peak.isEmpty()) {
+        throw pf.get().keyError(p, "unknown precision '" + p + "' (known: " + CataloguePeak.known() + ")");
       }
       OptionalDouble v = pf.get().optQuantity(p, Units.Kind.COMPUTE);
       if (v.isPresent() && !Double.isNaN(v.getAsDouble())) {
-        peaks.put(p, v.getAsDouble());
+        peaks.put(peak.get(), v.getAsDouble());
       }
     }
     pf.get().done();

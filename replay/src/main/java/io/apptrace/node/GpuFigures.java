@@ -1,12 +1,12 @@
 package io.apptrace.node;
 
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 
 /**
  * A node file's GPU figures: its {@code model} names a GPU of the catalogue ({@link GpuCatalogue},
@@ -30,31 +30,16 @@ import java.util.TreeMap;
  * @param spec the catalogue's entry with the node file's figures in place of its own; empty for a
  *     skeleton whose model is not catalogued
  */
-public record GpuFigures(double memoryBytes, double memoryBandwidth, Map<String, Double> peakFlops, int sms,
+public record GpuFigures(double memoryBytes, double memoryBandwidth, Map<Precision, Double> peakFlops, int sms,
     OptionalDouble clockHz, Map<String, String> origins, Optional<GpuSpec> spec) {
   /** The origin of a figure taken from the GPU catalogue. */
   public static final String CATALOGUE = "catalogue";
   /** The origin of a figure the node file (or a {@code --set}) gives. */
   public static final String NODE_FILE = "node file";
 
-  /** Each node-format precision and the catalogue's precisions for it, the first one present winning. */
-  static final Map<String, List<String>> PRECISION_SOURCES = precisionSources();
-
   public GpuFigures {
-    peakFlops = Map.copyOf(peakFlops);
+    peakFlops = peakFlops.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(peakFlops));
     origins = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(origins));
-  }
-
-  private static Map<String, List<String>> precisionSources() {
-    Map<String, List<String>> m = new LinkedHashMap<>();
-    m.put("fp64", List.of("fp64"));
-    m.put("fp32", List.of("fp32"));
-    m.put("tf32", List.of("tensor_tf32"));
-    m.put("fp16", List.of("tensor_fp16", "fp16"));
-    m.put("bf16", List.of("tensor_bf16", "bf16"));
-    m.put("fp8", List.of("tensor_fp8"));
-    m.put("int8", List.of("tensor_int8"));
-    return java.util.Collections.unmodifiableMap(m);
   }
 
   /**
@@ -78,7 +63,7 @@ public record GpuFigures(double memoryBytes, double memoryBandwidth, Map<String,
     double memory = figure(g, "memory", Units.Kind.SIZE, found.flatMap(s -> opt(s.memoryBytes())), origins);
     double bandwidth = figure(g, "memory_bandwidth", Units.Kind.BANDWIDTH,
         found.flatMap(s -> opt(s.memoryBandwidth())), origins);
-    Map<String, Double> flops = peaks(g, found, origins);
+    Map<Precision, Double> flops = peaks(g, found, origins);
     OptionalInt sms = g.optCount("sms", 1, 100_000);
     if (sms.isPresent()) {
       origins.put("sms", NODE_FILE);
@@ -115,39 +100,39 @@ public record GpuFigures(double memoryBytes, double memoryBandwidth, Map<String,
   }
 
   /** The catalogue's peaks by the node format's precisions, each replaced by the node file's where it gives one. */
-  private static Map<String, Double> peaks(YamlMap g, Optional<GpuSpec> found, Map<String, String> origins)
+  private static Map<Precision, Double> peaks(YamlMap g, Optional<GpuSpec> found, Map<String, String> origins)
       throws NodeFileException {
-    Map<String, Double> fromFile = new TreeMap<>();
+    Map<Precision, Double> fromFile = new EnumMap<>(Precision.class);
     Optional<YamlMap> pf = g.map("peak_flops");
     if (pf.isPresent()) {
-      for (String p : pf.get().keys()) {
-        if (!NodeLoader.PRECISIONS.contains(p)) {
-          throw pf.get().keyError(p, "unknown precision '" + p + "' (known: "
-              + String.join(", ", new java.util.TreeSet<>(NodeLoader.PRECISIONS)) + ")");
+      for (String key : pf.get().keys()) {
+        Optional<Precision> p = Precision.parse(key);
+        if (p.isEmpty()) {
+          throw pf.get().keyError(key, "unknown precision '" + key + "' (known: " + Precision.known() + ")");
         }
-        fromFile.put(p, pf.get().quantity(p, Units.Kind.COMPUTE));
+        fromFile.put(p.get(), pf.get().quantity(key, Units.Kind.COMPUTE));
       }
       pf.get().done();
     }
-    Map<String, Double> out = new TreeMap<>();
-    for (String p : PRECISION_SOURCES.keySet()) {
+    Map<Precision, Double> out = new EnumMap<>(Precision.class);
+    for (Precision p : Precision.values()) {
       if (fromFile.containsKey(p)) {
         out.put(p, fromFile.get(p));
-        origins.put("peak_flops." + p, NODE_FILE);
+        origins.put("peak_flops." + p.key(), NODE_FILE);
       } else if (found.isPresent()) {
         OptionalDouble c = catalogued(found.get(), p);
         if (c.isPresent()) {
           out.put(p, c.getAsDouble());
-          origins.put("peak_flops." + p, CATALOGUE);
+          origins.put("peak_flops." + p.key(), CATALOGUE);
         }
       }
     }
     return out;
   }
 
-  /** The catalogue's peak for a node-format precision ({@link #PRECISION_SOURCES}). */
-  static OptionalDouble catalogued(GpuSpec s, String precision) {
-    for (String c : PRECISION_SOURCES.get(precision)) {
+  /** The catalogue's peak for a node-format precision ({@link Precision#catalogue()}). */
+  static OptionalDouble catalogued(GpuSpec s, Precision precision) {
+    for (CataloguePeak c : precision.catalogue()) {
       OptionalDouble v = s.peak(c);
       if (v.isPresent()) {
         return v;
@@ -157,13 +142,14 @@ public record GpuFigures(double memoryBytes, double memoryBandwidth, Map<String,
   }
 
   /** The catalogue entry with the node file's figures in its place: what the kernel model prices on. */
-  private static GpuSpec withNodeFigures(GpuSpec s, double memory, double bandwidth, Map<String, Double> flops,
+  private static GpuSpec withNodeFigures(GpuSpec s, double memory, double bandwidth, Map<Precision, Double> flops,
       OptionalInt sms, OptionalDouble clock, Map<String, String> origins) {
-    Map<String, Double> peaks = new TreeMap<>(s.peakFlops());
-    for (Map.Entry<String, Double> e : flops.entrySet()) {
-      if (NODE_FILE.equals(origins.get("peak_flops." + e.getKey()))) {
-        String key = PRECISION_SOURCES.get(e.getKey()).stream().filter(c -> s.peak(c).isPresent()).findFirst()
-            .orElse(PRECISION_SOURCES.get(e.getKey()).get(0));
+    Map<CataloguePeak, Double> peaks = new EnumMap<>(CataloguePeak.class);
+    peaks.putAll(s.peakFlops());
+    for (Map.Entry<Precision, Double> e : flops.entrySet()) {
+      if (NODE_FILE.equals(origins.get("peak_flops." + e.getKey().key()))) {
+        List<CataloguePeak> sources = e.getKey().catalogue();
+        CataloguePeak key = sources.stream().filter(c -> s.peak(c).isPresent()).findFirst().orElse(sources.get(0));
         peaks.put(key, e.getValue());
       }
     }

@@ -1,5 +1,7 @@
 package io.apptrace.node;
 
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,25 +22,21 @@ import java.util.OptionalInt;
  * @param memoryBytes DRAM size
  * @param memoryBandwidth DRAM bandwidth, bytes per second
  * @param l2Bytes L2 cache size
- * @param peakFlops dense peaks by precision ({@code fp32}, {@code tensor_fp16}, ...; see {@link
- *     #PRECISIONS}), FLOP per second
+ * @param peakFlops dense peaks ({@link CataloguePeak}), FLOP per second
  * @param perSm the per-SM residency limits, when known
  * @param tdpWatts board power
  * @param sources the documents the figures come from
  */
 public record GpuSpec(String name, List<String> aliases, String architecture, String computeCapability,
     OptionalInt sms, OptionalDouble boostClockHz, OptionalDouble memoryBytes, OptionalDouble memoryBandwidth,
-    OptionalDouble l2Bytes, Map<String, Double> peakFlops, Optional<PerSm> perSm, OptionalDouble tdpWatts,
+    OptionalDouble l2Bytes, Map<CataloguePeak, Double> peakFlops, Optional<PerSm> perSm, OptionalDouble tdpWatts,
     List<String> sources) {
-
-  /** The precisions a catalogue entry's {@code peak_flops} may name. */
-  public static final List<String> PRECISIONS = List.of("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32",
-      "tensor_fp16", "tensor_bf16", "tensor_fp8", "tensor_int8");
 
   public GpuSpec {
     Objects.requireNonNull(name, "name");
     aliases = List.copyOf(aliases);
-    peakFlops = Map.copyOf(peakFlops);
+    peakFlops = peakFlops.isEmpty() ? Map.of()
+        : Collections.unmodifiableMap(new EnumMap<>(peakFlops));
     sources = List.copyOf(sources);
   }
 
@@ -48,8 +46,8 @@ public record GpuSpec(String name, List<String> aliases, String architecture, St
    */
   public record PerSm(int threads, int blocks, int registers, long sharedMemoryBytes) {}
 
-  /** The dense peak of {@code precision}, FLOP per second, if the catalogue has it. */
-  public OptionalDouble peak(String precision) {
+  /** The dense peak {@code precision}, FLOP per second, if the catalogue has it. */
+  public OptionalDouble peak(CataloguePeak precision) {
     Double v = peakFlops.get(precision);
     return v == null ? OptionalDouble.empty() : OptionalDouble.of(v);
   }

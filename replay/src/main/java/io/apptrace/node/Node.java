@@ -55,11 +55,12 @@ public record Node(
    *     its own: what the kernel model prices on; empty for a skeleton's uncatalogued model
    */
   public record Gpu(String id, int index, String model, double memoryBytes, double memoryBandwidth,
-      Map<String, Double> peakFlops, int copyEngines, boolean implicitSync, boolean concurrentKernels,
+      Map<Precision, Double> peakFlops, int copyEngines, boolean implicitSync, boolean concurrentKernels,
       int sms, OptionalDouble clockHz, double launchOverheadSeconds, Map<String, String> origins,
       Optional<GpuSpec> catalogued) {
     public Gpu {
-      peakFlops = Map.copyOf(peakFlops);
+      peakFlops = peakFlops.isEmpty() ? Map.of()
+          : java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(peakFlops));
       origins = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(origins));
     }
   }

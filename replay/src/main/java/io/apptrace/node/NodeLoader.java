@@ -33,7 +33,6 @@ public final class NodeLoader {
   /** Where the bundled node files are, on the class path. */
   static final String BUNDLED = "/io/apptrace/nodes/";
 
-  static final Set<String> PRECISIONS = Set.of("fp64", "fp32", "fp16", "bf16", "tf32", "int8", "fp8");
   private static final Set<String> PEER_RULES = Set.of("none", "all", "nvlink", "pcie-switch");
 
   private NodeLoader() {}

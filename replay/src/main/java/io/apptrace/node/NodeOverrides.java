@@ -85,7 +85,7 @@ final class NodeOverrides {
         "id", "model", "cores", "clock", "numa_node", "memory", "memory_bandwidth",
         "memory_bus", map(Map.of(), "width", "frequency", "transfers_per_cycle"));
     Place gpu = map(Map.of(), "id", "model", "memory", "memory_bandwidth",
-        "peak_flops", leaves(new java.util.TreeSet<>(NodeLoader.PRECISIONS)), "copy_engines", "implicit_sync",
+        "peak_flops", leaves(new java.util.TreeSet<>(java.util.Arrays.stream(Precision.values()).map(Precision::key).toList())), "copy_engines", "implicit_sync",
         "concurrent_kernels", "sms", "clock", "launch_overhead");
     Place sw = map(Map.of(), "id", "type", "model");
     Place link = map(Map.of("bandwidth", "lane_bandwidth", "lane_bandwidth", "bandwidth"),

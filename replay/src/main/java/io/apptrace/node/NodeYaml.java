@@ -98,8 +98,8 @@ public final class NodeYaml {
         "concurrent_kernels: " + g.concurrentKernels(), "launch_overhead: " + exact(g.launchOverheadSeconds(), "s")));
     List<String> flops = new ArrayList<>();
     g.peakFlops().forEach((p, v) -> {
-      if (own(g, "peak_flops." + p)) {
-        flops.add(p + ": " + exact(v, "FLOP/s"));
+      if (own(g, "peak_flops." + p.key())) {
+        flops.add(p.key() + ": " + exact(v, "FLOP/s"));
       }
     });
     if (!flops.isEmpty()) {

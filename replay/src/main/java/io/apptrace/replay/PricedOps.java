@@ -1,5 +1,6 @@
 package io.apptrace.replay;
 
+import io.apptrace.node.Precision;
 import io.apptrace.cost.KernelModel;
 import io.apptrace.cost.LinkCost;
 import io.apptrace.cost.TransferEstimate;
@@ -137,7 +138,7 @@ final class PricedOps {
       Optional<Node.Gpu> from = o.sourceNode().flatMap(s -> s.gpu(Math.max(0, Math.min(op.device(),
           s.gpus().size() - 1))));
       KernelModel.KernelEstimate k = KernelModel.estimate(o.kernelPolicy(), measured, from, g, OptionalDouble.empty(),
-          op.touchedBytes(), "fp32");
+          op.touchedBytes(), Precision.FP32);
       ns = k.seconds() * 1e9;
       if (k.lowerBound()) {
         t.lowerBound[i] = true;

@@ -1,5 +1,6 @@
 package io.apptrace.validate;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.kernel.EfficiencyTable;
 import io.apptrace.kernel.KernelClass;
 import io.apptrace.kernel.KernelCoefficients;
@@ -105,8 +106,8 @@ public final class KernelFit {
         convs.computeIfAbsent(s.name(), x -> new HashMap<>())
             .putIfAbsent(r.op() + '\u0000' + r.shape(), new double[] {r.timeUs(), floor});
       }
-      if (k == KernelClass.GEMM && r.flops() > 0 && s.sms().isPresent() && s.peak("fp32").isPresent()) {
-        double p = s.peak("fp32").getAsDouble();
+      if (k == KernelClass.GEMM && r.flops() > 0 && s.sms().isPresent() && s.peak(CataloguePeak.FP32).isPresent()) {
+        double p = s.peak(CataloguePeak.FP32).getAsDouble();
         gemm.add(Math.log10(r.flops() / s.sms().getAsInt()), Math.log(r.flops() / (w * p)), w, r.timeUs(),
             r.flops() / p, index.get(s.name()));
       } else if ((k == KernelClass.ELEMENTWISE || k == KernelClass.COPY || k == KernelClass.REDUCTION) && r.bytes() > 0
@@ -165,7 +166,7 @@ public final class KernelFit {
       for (GpuSpec b : training) {
         Map<String, double[]> ra = convs.get(a.name());
         Map<String, double[]> rb = convs.get(b.name());
-        if (a == b || ra == null || rb == null || a.peak("fp32").isEmpty() || b.peak("fp32").isEmpty()) {
+        if (a == b || ra == null || rb == null || a.peak(CataloguePeak.FP32).isEmpty() || b.peak(CataloguePeak.FP32).isEmpty()) {
           continue;
         }
         List<double[]> shared = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
@@ -36,11 +37,11 @@ class KernelPrecisionTest {
     GpuSpec a100 = CAT.resolve("NVIDIA A100-SXM4-80GB");
     GpuSpec v100 = CAT.resolve("Tesla V100-SXM2-32GB");
     GpuSpec p100 = CAT.resolve("Tesla P100-SXM2-16GB");
-    assertThat(KernelPrecision.TF32.peakKey(a100)).contains("tensor_tf32");
-    assertThat(KernelPrecision.TF32.peakKey(v100)).contains("fp32");
-    assertThat(KernelPrecision.FP16.peakKey(v100)).contains("tensor_fp16");
-    assertThat(KernelPrecision.FP16.peakKey(p100)).contains("fp16");
-    assertThat(KernelPrecision.FP32.peakKey(a100)).contains("fp32");
+    assertThat(KernelPrecision.TF32.peakKey(a100)).contains(CataloguePeak.TENSOR_TF32);
+    assertThat(KernelPrecision.TF32.peakKey(v100)).contains(CataloguePeak.FP32);
+    assertThat(KernelPrecision.FP16.peakKey(v100)).contains(CataloguePeak.TENSOR_FP16);
+    assertThat(KernelPrecision.FP16.peakKey(p100)).contains(CataloguePeak.FP16);
+    assertThat(KernelPrecision.FP32.peakKey(a100)).contains(CataloguePeak.FP32);
   }
 
   /**
@@ -55,8 +56,8 @@ class KernelPrecisionTest {
         .withFloorSeconds(2e-6).withFlops(1e12);
     Prediction p = KernelTimeModel.bundled().predict(f, a100, v100);
     assertThat(p.method()).isEqualTo(Prediction.Method.SUSTAINED_PEAK_RATIO);
-    assertThat(p.seconds()).isCloseTo(2e-6 + 1000e-6 * a100.peak("tensor_tf32").getAsDouble()
-        / v100.peak("fp32").getAsDouble(), offset(1e-12));
+    assertThat(p.seconds()).isCloseTo(2e-6 + 1000e-6 * a100.peak(CataloguePeak.TENSOR_TF32).getAsDouble()
+        / v100.peak(CataloguePeak.FP32).getAsDouble(), offset(1e-12));
     assertThat(p.notes()).anyMatch(n -> n.startsWith("tf32 on NVIDIA A100-SXM4-80GB at its tensor_tf32"));
     // an FP32 GEMM with its FLOPs is priced from them, as before
     KernelFacts s = KernelFacts.of("ampere_sgemm_128x64_nn", 1002e-6).withFloorSeconds(2e-6).withFlops(1e12);

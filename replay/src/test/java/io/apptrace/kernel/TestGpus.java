@@ -1,5 +1,6 @@
 package io.apptrace.kernel;
 
+import io.apptrace.node.CataloguePeak;
 import io.apptrace.node.GpuSpec;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ final class TestGpus {
 
   static GpuSpec gpu(String name, String arch, int sms, double fp32, double bw, double l2, int threads, double tdp) {
     return new GpuSpec(name, List.of(), arch, "7.0", OptionalInt.of(sms), OptionalDouble.of(1.5e9),
-        OptionalDouble.of(16.0 * (1L << 30)), OptionalDouble.of(bw), OptionalDouble.of(l2), Map.of("fp32", fp32),
+        OptionalDouble.of(16.0 * (1L << 30)), OptionalDouble.of(bw), OptionalDouble.of(l2), Map.of(CataloguePeak.FP32, fp32),
         Optional.of(new GpuSpec.PerSm(threads, threads == 1024 ? 16 : 32, 65536, 96 * 1024)), OptionalDouble.of(tdp),
         List.of());
   }

@@ -16,7 +16,7 @@ class GpuCatalogueTest {
     GpuSpec t4 = c.find("tesla t4").orElseThrow();
     assertThat(t4.sms()).hasValue(40);
     assertThat(t4.memoryBandwidth()).hasValue(320e9);
-    assertThat(t4.peak("fp32")).hasValue(8.1e12);
+    assertThat(t4.peak(CataloguePeak.FP32)).hasValue(8.1e12);
     assertThat(t4.tdpWatts()).hasValue(70);
     assertThat(t4.perSm().orElseThrow().threads()).isEqualTo(1024);
     assertThat(t4.architecture()).isEqualTo("turing");

@@ -27,8 +27,8 @@ class GpuFiguresTest {
     assertThat(g.sms()).isEqualTo(80);
     assertThat(g.clockHz()).hasValue(1530e6);
     // the node format's fp16 is the fastest dense FP16: the tensor cores' where the GPU has them
-    assertThat(g.peakFlops()).containsEntry("fp32", 15.7e12).containsEntry("fp16", v100.peak("tensor_fp16")
-        .getAsDouble());
+    assertThat(g.peakFlops()).containsEntry(Precision.FP32, 15.7e12)
+        .containsEntry(Precision.FP16, v100.peak(CataloguePeak.TENSOR_FP16).getAsDouble());
     assertThat(g.origins()).containsEntry("memory", GpuFigures.CATALOGUE).containsEntry("memory_bandwidth",
         GpuFigures.CATALOGUE).containsEntry("sms", GpuFigures.CATALOGUE).containsEntry("peak_flops.fp32",
         GpuFigures.CATALOGUE);
@@ -43,7 +43,8 @@ class GpuFiguresTest {
     Node.Gpu g = n.gpus().get(0);
     assertThat(g.memoryBandwidth()).isEqualTo(1e12);
     assertThat(g.sms()).isEqualTo(84);
-    assertThat(g.peakFlops()).containsEntry("fp32", 16e12).containsEntry("fp16", 100e12).containsEntry("fp64", 7.8e12);
+    assertThat(g.peakFlops()).containsEntry(Precision.FP32, 16e12).containsEntry(Precision.FP16, 100e12)
+        .containsEntry(Precision.FP64, 7.8e12);
     assertThat(g.origins()).containsEntry("memory_bandwidth", GpuFigures.NODE_FILE)
         .containsEntry("sms", GpuFigures.NODE_FILE).containsEntry("peak_flops.fp32", GpuFigures.NODE_FILE)
         .containsEntry("peak_flops.fp64", GpuFigures.CATALOGUE).containsEntry("memory", GpuFigures.CATALOGUE);
@@ -51,9 +52,31 @@ class GpuFiguresTest {
     assertThat(spec.name()).isEqualTo("Tesla V100-SXM2-32GB");
     assertThat(spec.memoryBandwidth()).hasValue(1e12);
     assertThat(spec.sms()).hasValue(84);
-    assertThat(spec.peak("fp32")).hasValue(16e12);
-    assertThat(spec.peak("tensor_fp16")).as("the node's fp16 is the catalogue's tensor_fp16").hasValue(100e12);
+    assertThat(spec.peak(CataloguePeak.FP32)).hasValue(16e12);
+    assertThat(spec.peak(CataloguePeak.TENSOR_FP16)).as("the node's fp16 is the catalogue's tensor_fp16")
+        .hasValue(100e12);
     assertThat(spec.l2Bytes()).isEqualTo(GpuCatalogue.bundled().resolve("Tesla V100-SXM2-32GB").l2Bytes());
+  }
+
+  @Test
+  void anUnknownPrecisionIsOneLineListingTheNodeFormatsPrecisions() {
+    assertThatThrownBy(() -> NodeLoader.parse("t.yaml", withGpu0("{id: gpu0, model: Tesla V100-SXM2-32GB,"
+        + " copy_engines: 6, peak_flops: {fp17: \"1 TFLOP/s\"}}"), "t.yaml"))
+        .isInstanceOf(NodeFileException.class)
+        .hasMessageContaining("unknown precision 'fp17' (known: bf16, fp16, fp32, fp64, fp8, int8, tf32)")
+        .hasMessageNotContaining("\n");
+  }
+
+  /** Each node-format precision is read from the first catalogue peak the GPU has (docs/NODE-FORMAT.md). */
+  @Test
+  void eachPrecisionIsTheFastestCataloguedPeakOfItsKind() throws Exception {
+    GpuSpec p100 = GpuCatalogue.bundled().resolve("Tesla P100-SXM2-16GB");
+    GpuSpec a100 = GpuCatalogue.bundled().resolve("NVIDIA A100-SXM4-80GB");
+    assertThat(GpuFigures.catalogued(p100, Precision.FP16)).as("no tensor cores: the CUDA cores' fp16")
+        .isEqualTo(p100.peak(CataloguePeak.FP16));
+    assertThat(GpuFigures.catalogued(a100, Precision.FP16)).isEqualTo(a100.peak(CataloguePeak.TENSOR_FP16));
+    assertThat(GpuFigures.catalogued(a100, Precision.TF32)).isEqualTo(a100.peak(CataloguePeak.TENSOR_TF32));
+    assertThat(GpuFigures.catalogued(p100, Precision.TF32)).as("TF32 is a tensor-core precision").isEmpty();
   }
 
   @Test
@@ -98,7 +121,7 @@ class GpuFiguresTest {
         assertThat(g.memoryBytes()).as(what).isPositive();
         assertThat(g.memoryBandwidth()).as(what).isPositive();
         assertThat(g.sms()).as(what).isPositive();
-        assertThat(g.peakFlops()).as(what).containsKey("fp32");
+        assertThat(g.peakFlops()).as(what).containsKey(Precision.FP32);
         assertThat(g.origins().values()).as(what).contains(GpuFigures.CATALOGUE);
       }
     }

@@ -20,7 +20,7 @@ class NodeLoaderTest {
     // memory_bus: Memory_BW = bus_width * frequency * transfers_per_cycle (Abdelhafez et al. 2019, sec. IV-C)
     assertThat(n.cpus().get(1).memoryBandwidth()).isEqualTo(256 / 8 * 1200e6 * 2);
     assertThat(n.gpus().get(1).index()).isEqualTo(1);
-    assertThat(n.gpus().get(0).peakFlops()).containsEntry("fp64", 5.3e12);
+    assertThat(n.gpus().get(0).peakFlops()).containsEntry(Precision.FP64, 5.3e12);
     Node.Link pcie = n.links().get(0);
     assertThat(pcie.pcie()).hasValueSatisfying(p -> {
       assertThat(p.mps()).isEqualTo(256);

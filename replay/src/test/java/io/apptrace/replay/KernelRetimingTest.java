@@ -1,5 +1,6 @@
 package io.apptrace.replay;
 
+import io.apptrace.node.Precision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apptrace.cost.KernelModel;
@@ -103,7 +104,7 @@ class KernelRetimingTest {
     Node from = NodeLoader.resolve("dgx1");
     Node to = NodeLoader.resolve("dgx-a100");
     double bw = 100_000 * from.gpus().get(0).memoryBandwidth() / to.gpus().get(0).memoryBandwidth();
-    double flops = 100_000 * from.gpus().get(0).peakFlops().get("fp32") / to.gpus().get(0).peakFlops().get("fp32");
+    double flops = 100_000 * from.gpus().get(0).peakFlops().get(Precision.FP32) / to.gpus().get(0).peakFlops().get(Precision.FP32);
     assertThat(bw).isLessThan(100_000);
     assertThat(flops).isNotEqualTo(bw);
     ReplayResult b = Replayer.replay(program(false), to, Replayer.Options.defaults()
