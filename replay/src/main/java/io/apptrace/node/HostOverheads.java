@@ -60,7 +60,7 @@ public record HostOverheads(String source, Map<ApiClass, Long> fixedNs, Map<ApiC
           throw new IllegalStateException("internal error: " + RESOURCE + " is not bundled");
         }
         String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        d = NodeLoader.hostOverheads(YamlMap.parse(RESOURCE, text), null);
+        d = HostOverheadsSection.read(YamlMap.parse(RESOURCE, text), null);
       } catch (IOException | NodeFileException e) {
         throw new IllegalStateException("internal error: the bundled " + RESOURCE + " does not load: "
             + e.getMessage(), e);
