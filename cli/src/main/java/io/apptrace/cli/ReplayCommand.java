@@ -15,12 +15,14 @@ import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
+import io.apptrace.replay.ProgramValues;
 import io.apptrace.replay.RegionOfInterest;
 import io.apptrace.replay.ReplayException;
 import io.apptrace.replay.ReplayJson;
 import io.apptrace.replay.ReplayProgram;
 import io.apptrace.replay.ReplayResult;
 import io.apptrace.replay.Replayer;
+import io.apptrace.replay.WhatIfs;
 import io.apptrace.trace.TraceException;
 import io.apptrace.validate.ReferenceLatency;
 import java.io.IOException;
@@ -115,6 +117,8 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Mixin RegionOptions regionOptions;
 
+  @Mixin WhatIfOptions whatIf;
+
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
   String sourceNode;
 
@@ -156,13 +160,19 @@ final class ReplayCommand implements Callable<Integer> {
       targets.add(node(n, overrides));
     }
     Replayer.Options options = options(ref.isPresent());
+    whatIf.parsed();
     ReplayProgram program;
+    ProgramValues values = null;
     try {
       Dvdg g = DvdgBuilder.build(file, true);
       program = ProgramBuilder.of(g);
+      if (whatIf.any()) {
+        values = ProgramValues.of(g);
+      }
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
+    ReplayProgram whole = program;
     Optional<String> region = Optional.empty();
     Optional<RegionOfInterest> roiCut = regionOptions.region(program);
     if (roiCut.isPresent()) {
@@ -195,6 +205,14 @@ final class ReplayCommand implements Callable<Integer> {
           : "no node could replay the trace: " + String.join("; ", failed));
     }
     targets = replayed;
+    List<WhatIfs.Outcome> whatIfs = List.of();
+    if (values != null) {
+      try {
+        whatIfs = whatIf.run(whole, values, results, p -> roiCut.isPresent() ? roiCut.get().cut(p) : p);
+      } catch (ReplayException | NodeFileException e) {
+        throw new UserException("--what-if: " + e.getMessage());
+      }
+    }
     List<String> warnings = warnings(program, options, overrides, targets, replayedSpecs, results, ref.isPresent());
     PrintWriter stdout = spec.commandLine().getOut();
     ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w), stdout);
@@ -205,12 +223,14 @@ final class ReplayCommand implements Callable<Integer> {
       region.ifPresent(r -> root.put("region", r));
       warnings.forEach(root.withArray("warnings")::add);
       referenceJson(root, ref, fallbacks);
+      WhatIfOptions.json(root, whatIfs);
       failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       region.ifPresent(out::println);
       new ReplayText(out, diff == null ? 0 : diff).report(results, file.toString(), referenceLines(ref, targets,
           fallbacks));
+      WhatIfOptions.text(out, whatIfs, whole);
       for (String f : failed) {
         out.println();
         out.println("not replayed on " + f);

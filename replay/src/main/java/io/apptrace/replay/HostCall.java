@@ -36,6 +36,12 @@ public sealed interface HostCall {
   /** Host time only: allocations, queries, anything else that does nothing on a GPU. */
   record HostWork() implements HostCall {}
 
+  /**
+   * A call a what-if took out of the program ({@link WhatIfs}): it costs nothing, and the time it
+   * took in the trace is not host compute either (the host work before and after it stays).
+   */
+  record NotMade() implements HostCall {}
+
   /** The one {@link HostWork}. */
   HostWork HOST_WORK = new HostWork();
 

@@ -140,6 +140,8 @@ final class HostThreads {
     } else if (what instanceof HostCall.WaitEvent w) {
       streams.waitEvent(w.stream(), w.event());
       dur = costs.plainNs(i, c);
+    } else if (what instanceof HostCall.NotMade) {
+      dur = 0;
     } else {
       dur = costs.plainNs(i, c); // host work
     }

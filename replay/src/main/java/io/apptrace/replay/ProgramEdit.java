@@ -63,14 +63,17 @@ final class ProgramEdit {
     changed.add(o.id());
   }
 
-  /** Operation {@code op} is not made: the call that issued it does nothing and takes no time. */
+  /**
+   * Operation {@code op} is not made: the call that issued it does nothing and takes no time
+   * ({@link HostCall.NotMade}; it keeps its measured span, so the host work around it stays).
+   */
   void drop(int op) {
     for (List<ReplayProgram.Call> cs : calls) {
       for (int i = 0; i < cs.size(); i++) {
         ReplayProgram.Call c = cs.get(i);
         if (c.issuedOp() == op) {
-          cs.set(i, new ReplayProgram.Call(HostCall.HOST_WORK, c.entryNs(), 0, "not made: " + c.name(), 0,
-              c.offCpuNs()));
+          cs.set(i, new ReplayProgram.Call(new HostCall.NotMade(), c.entryNs(), c.durationNs(), "not made: " + c.name(),
+              0, c.offCpuNs()));
         }
       }
     }

@@ -29,16 +29,31 @@ final class SpreadStreams {
     Map<Integer, int[]> newStreams = new HashMap<>();
     streamOf.forEach((key, s) -> {
       if (s < 0 || events) {
-        kept.add("pid " + (key >> 32) + " device " + (key & 0xffffffffL));
+        kept.add("pid " + (key >> 32) + " device " + (key & 0xffffffffL) + " (several streams or events)");
       } else {
-        int[] ns = new int[n];
-        for (int i = 0; i < n; i++) {
-          ns[i] = e.newStream((int) (key >> 32), (int) (key & 0xffffffffL));
-        }
-        newStreams.put(s, ns);
+        newStreams.put(s, null); // dealt out below, if it holds chains to deal
       }
     });
     int[] chain = chains(e, values);
+    Map<Integer, java.util.Set<Integer>> chainsOn = new HashMap<>();
+    for (ReplayProgram.Op o : e.ops()) {
+      if (newStreams.containsKey(o.stream())) {
+        chainsOn.computeIfAbsent(o.stream(), k -> new java.util.HashSet<>()).add(chain[o.id()]);
+      }
+    }
+    chainsOn.forEach((s, cs) -> {
+      if (cs.size() < 2) {
+        newStreams.remove(s);
+        kept.add("stream " + s + " (one chain of work: every operation on it shares memory with another)");
+      }
+    });
+    for (Map.Entry<Integer, int[]> x : newStreams.entrySet()) {
+      int[] ns = new int[n];
+      for (int i = 0; i < n; i++) {
+        ns[i] = e.newStream(e.streams().get(x.getKey()).pid(), e.streams().get(x.getKey()).device());
+      }
+      x.setValue(ns);
+    }
     Map<Integer, Integer> chainIndex = new HashMap<>();
     int moved = 0;
     int[][] issuers = e.issuers();
@@ -67,7 +82,7 @@ final class SpreadStreams {
       }
     }
     return String.format(Locale.ROOT, "%d operation(s) in %d independent chain(s) dealt to %d stream(s)%s", moved,
-        chainIndex.size(), n, kept.isEmpty() ? "" : "; kept as they were (several streams or events): "
+        chainIndex.size(), n, kept.isEmpty() ? "" : "; kept as they were: "
             + String.join(", ", kept));
   }
 
