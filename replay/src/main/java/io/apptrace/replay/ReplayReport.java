@@ -308,7 +308,7 @@ public final class ReplayReport {
     double copiesToPay = pinNs / (save / count);
     a.append(String.format(Locale.ROOT, " Pinning a buffer of the median copy's size (%s) costs %s on %s (cudaHostRegister"
         + " in its host-overhead model, %s): it pays for itself after about %.1f copies of it (Abdelhafez et al. 2019,"
-        + " sec. VIII, lesson 1).", Units.size(median.bytes()), Units.time(pinNs * 1e-9), r.node().name(), h.source(),
+        + " sec. VIII, lesson 1). '--what-if pin-pageable' replays it with each buffer's pinning charged.", Units.size(median.bytes()), Units.time(pinNs * 1e-9), r.node().name(), h.source(),
         Math.max(copiesToPay, 0.1)));
     out.add(a.toString());
   }
