@@ -1,5 +1,6 @@
 package io.apptrace.cli;
 
+import io.apptrace.replay.BusyShare;
 import io.apptrace.node.Units;
 import io.apptrace.replay.ReplayProgram;
 import io.apptrace.replay.ReplayReport;
@@ -14,6 +15,9 @@ import java.util.Map;
 final class ReplayText {
   /** Critical-path segments printed in the text report. */
   private static final int PATH_SHOWN = 12;
+
+  /** Engines and links shown per node, busiest first. */
+  private static final int BUSY_SHOWN = 5;
 
   /** Categories shown per comparison of two nodes. */
   private static final int WHY_SHOWN = 4;
@@ -89,6 +93,7 @@ final class ReplayText {
           out.printf(Locale.ROOT, "    %-28s %s%n", k, Units.time(v * 1e-9));
         }
       });
+      busiest(r);
       List<ReplayResult.Segment> path = r.criticalPath();
       out.printf(Locale.ROOT, "  critical path (%d segment%s%s):%n", path.size(), path.size() == 1 ? "" : "s",
           path.size() > PATH_SHOWN ? ", the longest " + PATH_SHOWN + " in order" : "");
@@ -206,5 +211,20 @@ final class ReplayText {
       out.println("(speedup over " + first.node().name() + ")");
     }
     why(io.apptrace.replay.NodeComparison.againstFirst(results, diffOps));
+  }
+
+  /** The engines and links that bound the makespan ({@link BusyShare}), busiest first. */
+  private void busiest(ReplayResult r) {
+    List<BusyShare.Resource> all = BusyShare.of(r);
+    if (all.isEmpty()) {
+      return;
+    }
+    StringBuilder line = new StringBuilder("  busy, share of the makespan:");
+    for (BusyShare.Resource x : all.subList(0, Math.min(BUSY_SHOWN, all.size()))) {
+      line.append(String.format(Locale.ROOT, " %s%s %.0f%%%s,", x.link() && !x.name().endsWith(" memory") ? "link " : "", x.name(), 100 * x.share(),
+          x.onCriticalPath() ? " (critical path)" : ""));
+    }
+    line.setLength(line.length() - 1);
+    out.println(line);
   }
 }

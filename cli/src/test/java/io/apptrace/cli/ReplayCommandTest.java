@@ -136,7 +136,7 @@ class ReplayCommandTest {
     List<String> rows = Files.readAllLines(csv);
     assertThat(rows.get(0)).startsWith("op_id,kind,name,thread,stream,bytes,start_ns,end_ns,duration_ns,engine");
     assertThat(rows.subList(1, rows.size())).hasSize(2 * 9) // the pipeline's 9 operations on each node
-        .allSatisfy(row -> assertThat(row).matches("\\d+,(copy|kernel|memset),.*,(ac922|dgx1)"));
+        .allSatisfy(row -> assertThat(row).matches("\\d+,(copy|kernel|memset),.*,(ac922|dgx1),\\d+"));
     JsonNode t = JSON.readTree(timeline.toFile());
     List<String> names = t.path("traceEvents").findValuesAsText("name");
     assertThat(names).contains("process_name", "thread_name", "square");

@@ -29,6 +29,9 @@ final class Dependencies {
   /** Operation {@code op} waits for {@code on} (-1: nothing), unless on is done already. */
   void add(int op, int on) {
     measured.waitsFor(op, on);
+    if (on >= 0) {
+      successor(on, op);
+    }
     if (on < 0 || t.state[on] == OpState.DONE) {
       return;
     }
@@ -40,6 +43,36 @@ final class Dependencies {
     next[count] = head[on];
     head[on] = count++;
     left[op]++;
+  }
+
+  // every operation that had to come after another, done or not when it was issued ({@link Slack})
+  private int[] successorHead;
+  private int[] successorNext = new int[1024];
+  private int[] successorTo = new int[1024];
+  private int successors;
+
+  private void successor(int on, int op) {
+    if (successorHead == null) {
+      successorHead = new int[t.size];
+      Arrays.fill(successorHead, -1);
+    }
+    if (successors == successorTo.length) {
+      successorTo = Arrays.copyOf(successorTo, successors * 2);
+      successorNext = Arrays.copyOf(successorNext, successors * 2);
+    }
+    successorTo[successors] = op;
+    successorNext[successors] = successorHead[on];
+    successorHead[on] = successors++;
+  }
+
+  /** Each operation that had to come after {@code op} (stream order, events, implicit synchronization). */
+  void successors(int op, java.util.function.IntConsumer f) {
+    if (successorHead == null) {
+      return;
+    }
+    for (int e = successorHead[op]; e >= 0; e = successorNext[e]) {
+      f.accept(successorTo[e]);
+    }
   }
 
   /** Whether operation {@code op} waits for nothing now. */

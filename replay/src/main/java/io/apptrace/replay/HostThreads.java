@@ -36,6 +36,10 @@ final class HostThreads {
   final double[] callEnd;
   /** Per call: the operation whose end ended it (a blocking call), else -1. */
   final int[] callEndCause;
+  /** Per blocking call, the operations it waited for (null for a call that waits for nothing). */
+  final int[][] callTargets;
+  /** Per call, the earliest it could have ended: its start plus its own cost. */
+  final double[] callOwnEnd;
   // a blocking call in progress, per thread
   private final int[] waitLeft;
   private final long[] waitEarliest;
@@ -70,6 +74,8 @@ final class HostThreads {
     callStart = new double[calls];
     callEnd = new double[calls];
     callEndCause = new int[calls];
+    callTargets = new int[calls][];
+    callOwnEnd = new double[calls];
     Arrays.fill(callEndCause, -1);
     waitLeft = new int[threads];
     waitEarliest = new long[threads];
@@ -150,6 +156,7 @@ final class HostThreads {
     }
     if (!blocking) {
       callEnd[id] = now + dur;
+      callOwnEnd[id] = now + dur;
       if (c.issuedOp() >= 0 && t.gpuOf[c.issuedOp()] < 0) {
         t.end[c.issuedOp()] = callEnd[id];
       }
@@ -160,6 +167,7 @@ final class HostThreads {
       // measured: the call returned before the work it waits for ended (a synchronous copy from
       // pageable memory returns once its source is staged): it keeps its measured duration
       callEnd[id] = now + dur;
+      callOwnEnd[id] = now + dur;
       queue.push(now + dur, EventKind.CALL_ENDS, i);
       return;
     }
@@ -169,6 +177,8 @@ final class HostThreads {
         : Math.min(dur, Replayer.BLOCKING_OVERHEAD_NS));
     waitLeft[i] = 0;
     waitTargets[i] = targets.stream().mapToInt(Integer::intValue).filter(x -> x >= 0).toArray();
+    callTargets[id] = waitTargets[i];
+    callOwnEnd[id] = waitEarliest[i];
     wakeNs[i] = measured.wakeLatency(c, waitTargets[i]);
     for (int target : waitTargets[i]) {
       if (Double.isNaN(t.release[target])) {

@@ -275,8 +275,34 @@ final class Links {
   private boolean[] frozen = new boolean[16];
   private double[] before = new double[16];
 
+  // per resource: time it carried data, and that time weighted by its utilization
+  private double[] busyNs = new double[0];
+  private long lastReshare = -1;
+
+  /** Adds the time since the last sharing to the resources that carried data through it. */
+  private void accrue(long now) {
+    if (busyNs.length != capacity.length) {
+      busyNs = new double[capacity.length];
+    }
+    if (lastReshare >= 0 && now > lastReshare) {
+      for (int t = 0; t < nTouched; t++) {
+        int r = touched[t];
+        if (used[r] > 0) {
+          busyNs[r] += now - lastReshare;
+        }
+      }
+    }
+    lastReshare = now;
+  }
+
+  /** How long resource {@code r} (a link direction, or a CPU's memory) carried data, ns. */
+  double busyNs(int r) {
+    return r < busyNs.length ? busyNs[r] : 0;
+  }
+
   /** Shares the links out again (progressive filling), and notes utilization at {@code now}. */
   private void reshare(long now) {
+    accrue(now);
     int nr = capacity.length;
     if (cap.length != nr) {
       cap = new double[nr];

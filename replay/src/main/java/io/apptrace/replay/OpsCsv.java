@@ -9,12 +9,13 @@ import java.util.Locale;
 /**
  * {@code --ops-csv}: one row per operation and node with its projected times (docs/REPLAY.md):
  * {@code op_id,kind,name,thread,stream,bytes,start_ns,end_ns,duration_ns,engine,transfer,issue_ns,
- * measured_start_ns,measured_end_ns,priced,node}. Times are nanoseconds from the first call; a
- * measured time is from the trace's first call too, empty when not measured.
+ * measured_start_ns,measured_end_ns,priced,node,slack_ns}. Times are nanoseconds from the first
+ * call; a measured time is from the trace's first call too, empty when not measured; {@code
+ * slack_ns} is how much later the operation could end before the makespan grows ({@link Slack}).
  */
 public final class OpsCsv {
   public static final String HEADER = "op_id,kind,name,thread,stream,bytes,start_ns,end_ns,duration_ns,engine,"
-      + "transfer,issue_ns,measured_start_ns,measured_end_ns,priced,node";
+      + "transfer,issue_ns,measured_start_ns,measured_end_ns,priced,node,slack_ns";
 
   private OpsCsv() {}
 
@@ -50,6 +51,8 @@ public final class OpsCsv {
         line.append(',').append(r.lowerBound(t.op()) ? "lower-bound" : r.modelled(t.op()) ? "model" : "measured");
         line.append(',');
         quote(line, r.node().name());
+        line.append(',');
+        ns(line, t.slackNs());
         line.append('\n');
         out.write(line.toString());
       }

@@ -98,6 +98,8 @@ public final class ReplayJson {
       });
       ObjectNode busy = n.putObject("engine_busy_ns");
       r.engineBusy().forEach((k, v) -> busy.put(k, Math.round(v)));
+      ObjectNode linkBusy = n.putObject("link_busy_ns");
+      r.linkBusy().forEach((k, v) -> linkBusy.put(k, Math.round(v)));
       SourceNodeMatch.Result source = SourceNodeMatch.of(r);
       boolean other = source.verdict() == SourceNodeMatch.Verdict.OTHER;
       n.put("trace_taken_here", source.verdict() == SourceNodeMatch.Verdict.SOURCE ? "yes" : other ? "no" : "unknown");

@@ -14,8 +14,13 @@ import java.util.TreeMap;
  * Times are nanoseconds from the start of the first call.
  */
 public final class ReplayResult {
-  /** One operation's projected times. */
-  public record OpTimes(int op, double issueNs, double startNs, double endNs, String engine) {
+  /**
+   * One operation's projected times.
+   *
+   * @param slackNs how much later it could end before the makespan grows ({@link Slack}); NaN when
+   *     it did not run
+   */
+  public record OpTimes(int op, double issueNs, double startNs, double endNs, String engine, double slackNs) {
     public double durationNs() {
       return endNs - startNs;
     }
@@ -70,6 +75,21 @@ public final class ReplayResult {
     this.engineBusy = engineBusy;
   }
 
+  private static String linkName(Links links, int r) {
+    Node.Link l = links.links().get(r / 2);
+    return r % 2 == 0 ? l.a() + "->" + l.b() : l.b() + "->" + l.a();
+  }
+
+  private Map<String, Double> linkBusy = Map.of();
+
+  /**
+   * How long each link direction (and each CPU's memory, "cpu0 memory") carried data, ns, by
+   * name ({@code cpu0->plx0}); those that carried none are left out.
+   */
+  public Map<String, Double> linkBusy() {
+    return linkBusy;
+  }
+
   /** The result of a replay: its timeline, read into makespan, critical path, breakdown and link use. */
   static ReplayResult of(Timeline tl, Node node, Replayer.Options o) {
     ReplayProgram p = tl.program();
@@ -85,12 +105,13 @@ public final class ReplayResult {
     double[] callEnd = tl.callEnd();
     Links links = tl.links();
     List<String> notes = new ArrayList<>(tl.notes());
+    double[] slack = new double[issue.length];
     // a view, not an object per operation: replays of millions of operations
     List<OpTimes> ops = new java.util.AbstractList<>() {
       @Override
       public OpTimes get(int i) {
         String engine = engineOf[i] >= 0 ? engineNames[engineOf[i]] : gpuOf[i] < 0 ? "host" : "none";
-        return new OpTimes(i, issue[i], start[i], end[i], engine);
+        return new OpTimes(i, issue[i], start[i], end[i], engine, slack[i]);
       }
 
       @Override
@@ -141,6 +162,7 @@ public final class ReplayResult {
         break;
       }
     }
+    System.arraycopy(Slack.of(tl, makespan), 0, slack, 0, slack.length);
     CriticalPath cp = new CriticalPath(p, start, end, tl.dispatchDelay(), t.causeType, t.causeId, t.issuedBy, callBase,
         callStart, callEnd, tl.callEndCause());
     List<Segment> path = cp.walk(makespan);
@@ -156,19 +178,17 @@ public final class ReplayResult {
       }
     }
     List<LinkUse> uses = new ArrayList<>();
-    if (o.samples()) {
-      for (int r = 0; r < links.resources(); r++) {
+    Map<String, Double> linkBusy = new TreeMap<>();
+    for (int r = 0; r < links.resources(); r++) {
+      String name = links.isMemory(r) ? links.memoryOf(r).id() + " memory" : linkName(links, r);
+      if (links.busyNs(r) > 0) {
+        linkBusy.put(name, links.busyNs(r));
+      }
+      if (o.samples()) {
         List<double[]> pts = links.samples(r);
-        if (pts.stream().noneMatch(x -> x[1] > 0)) {
-          continue;
+        if (pts.stream().anyMatch(x -> x[1] > 0)) {
+          uses.add(new LinkUse(name, pts));
         }
-        if (links.isMemory(r)) {
-          uses.add(new LinkUse(links.memoryOf(r).id() + " memory", pts));
-          continue;
-        }
-        Node.Link l = links.links().get(r / 2);
-        boolean forward = r % 2 == 0;
-        uses.add(new LinkUse(forward ? l.a() + "->" + l.b() : l.b() + "->" + l.a(), pts));
       }
     }
     ReplayResult r = new ReplayResult(p, node, o, ops, calls, makespan, path, breakdown,
@@ -176,6 +196,7 @@ public final class ReplayResult {
     r.peakBwNs = t.peakBwNs;
     r.boeNs = t.boeNs;
     r.events = tl.events();
+    r.linkBusy = Collections.unmodifiableMap(linkBusy);
     return r;
   }
 

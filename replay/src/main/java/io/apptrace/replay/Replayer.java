@@ -141,6 +141,6 @@ public final class Replayer {
     long events = new ReplayLoop(clock, queue, links, hosts, lifecycle, transfers, engines, t).run();
     return ReplayResult.of(new Timeline(p, t, engines.names(), hosts.callBase, hosts.callStart, hosts.callEnd,
         hosts.callEndCause, measured.dispatchDelay, links, notes(notes(priced.notes(), costs.notes(), OffCpuTime.note(p)), java.util.List.of(),
-        GraphLaunches.note(p)), events), node, o);
+        GraphLaunches.note(p)), events, deps, hosts.callTargets, hosts.callOwnEnd), node, o);
   }
 }

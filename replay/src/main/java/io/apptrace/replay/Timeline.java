@@ -9,4 +9,5 @@ import java.util.List;
  * from it.
  */
 record Timeline(ReplayProgram program, OpTable ops, String[] engineNames, int[] callBase, double[] callStart,
-    double[] callEnd, int[] callEndCause, double[] dispatchDelay, Links links, List<String> notes, long events) {}
+    double[] callEnd, int[] callEndCause, double[] dispatchDelay, Links links, List<String> notes, long events,
+    Dependencies dependencies, int[][] callTargets, double[] callOwnEnd) {}
