@@ -93,6 +93,11 @@ final class ReplayText {
           out.printf(Locale.ROOT, "    %-28s %s%n", k, Units.time(v * 1e-9));
         }
       });
+      b.forEach((k, v) -> {
+        if (k.startsWith("calls ") && v > 0) {
+          out.printf(Locale.ROOT, "    %-28s %s%n", label(k), Units.time(v * 1e-9));
+        }
+      });
       busiest(r);
       List<ReplayResult.Segment> path = r.criticalPath();
       out.printf(Locale.ROOT, "  critical path (%d segment%s%s):%n", path.size(), path.size() == 1 ? "" : "s",
@@ -188,7 +193,7 @@ final class ReplayText {
     return switch (klass) {
       case "calls" -> "CUDA calls";
       case "host" -> "host compute";
-      default -> klass;
+      default -> klass.startsWith("calls ") ? "CUDA " + klass : klass;
     };
   }
 

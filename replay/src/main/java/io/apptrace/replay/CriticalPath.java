@@ -69,14 +69,17 @@ final class CriticalPath {
       }
     }
     double t = makespan;
+    boolean fromCallEnd = false; // the operation was reached from a blocking call that waited for it
     int guard = 4 * (end.length + callEnd.length) + 16;
     while (kind >= 0 && guard-- > 0) {
       switch (kind) {
         case OP -> {
           ReplayProgram.Op op = p.ops().get(id);
           if (end[id] < t) {
-            out.add(new ReplayResult.Segment("idle", "waiting", end[id], t, -1, "idle"));
+            out.add(fromCallEnd ? new ReplayResult.Segment("host", "waking after the synchronization", end[id], t, -1,
+                "calls sync") : new ReplayResult.Segment("idle", "waiting", end[id], t, -1, "idle"));
           }
+          fromCallEnd = false;
           String what = op.kind() == ReplayProgram.Kind.KERNEL ? "kernel" : op.kind() == ReplayProgram.Kind.MEMSET
               ? "memset" : "copy";
           String klass = op.kind() == ReplayProgram.Kind.KERNEL ? "kernels" : op.kind() == ReplayProgram.Kind.MEMSET
@@ -87,7 +90,7 @@ final class CriticalPath {
           if (delay > 0 && causeType[id] != Cause.ENGINE) { // --keep-measured's dispatch delay
             out.add(new ReplayResult.Segment("host", op.kind() == ReplayProgram.Kind.COPY
                 ? "before the copy's DMA, as measured (staging, driver)" : "launch latency, as measured",
-                start[id] - delay, start[id], id, "calls"));
+                start[id] - delay, start[id], id, "calls launch"));
             t = start[id] - delay;
           }
           if (causeType[id] == Cause.ISSUE || causeId[id] < 0) {
@@ -106,8 +109,10 @@ final class CriticalPath {
           if (callEndCause[id] >= 0) {
             kind = OP;
             id = callEndCause[id];
+            fromCallEnd = true;
           } else {
-            out.add(new ReplayResult.Segment("host", call(id).name(), callStart[id], callEnd[id], -1, "calls"));
+            out.add(new ReplayResult.Segment("host", call(id).name(), callStart[id], callEnd[id], -1,
+                callClass(call(id))));
             t = callStart[id];
             kind = CALL_START;
           }
@@ -134,6 +139,14 @@ final class CriticalPath {
     }
     Collections.reverse(out);
     return out;
+  }
+
+  /** A call's own time on the path: {@code calls launch} (issues work), {@code calls sync} (waits), else {@code calls other}. */
+  private static String callClass(ReplayProgram.Call c) {
+    if (c.what() instanceof HostCall.IssueOp) {
+      return "calls launch";
+    }
+    return c.what().waits() ? "calls sync" : "calls other";
   }
 
   private ReplayProgram.Call call(int id) {

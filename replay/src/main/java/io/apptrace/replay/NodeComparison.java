@@ -68,8 +68,10 @@ public record NodeComparison(ReplayResult base, ReplayResult other, List<Categor
     Map<String, Double> b = other.breakdown();
     Set<String> names = new LinkedHashSet<>(a.keySet());
     names.addAll(b.keySet());
-    if (names.stream().anyMatch(n -> n.startsWith("copies "))) {
-      names.remove("copies"); // the sum of the kinds listed beside it
+    for (String sum : List.of("copies", "calls")) {
+      if (names.stream().anyMatch(n -> n.startsWith(sum + " "))) {
+        names.remove(sum); // the sum of the kinds listed beside it
+      }
     }
     List<Category> cats = new ArrayList<>();
     for (String n : names) {

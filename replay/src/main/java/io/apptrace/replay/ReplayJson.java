@@ -79,14 +79,18 @@ public final class ReplayJson {
       n.put("speedup_over_first", first / Math.max(1.0, r.makespanNs()));
       ObjectNode b = n.putObject("breakdown_ns");
       ObjectNode byKind = mapper.createObjectNode();
+      ObjectNode callsByKind = mapper.createObjectNode();
       ReplayReport.orderedBreakdown(r).forEach((k, v) -> {
         if (k.startsWith("copies ")) {
           byKind.put(k.substring(7), Math.round(v));
+        } else if (k.startsWith("calls ")) {
+          callsByKind.put(k.substring(6), Math.round(v));
         } else {
           b.put(k, Math.round(v));
         }
       });
       b.set("copies_by_kind", byKind);
+      b.set("calls_by_kind", callsByKind);
       ObjectNode fixed = n.putObject("fixed_costs");
       FixedCostReport.of(r).forEach((k, l) -> {
         ObjectNode c = fixed.putObject(k);

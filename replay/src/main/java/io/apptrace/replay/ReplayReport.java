@@ -319,7 +319,7 @@ public final class ReplayReport {
     return r.options().deviceMap().getOrDefault(d, d);
   }
 
-  /** The breakdown's classes, in report order, with the copies by kind after "copies". */
+  /** The breakdown's classes, in report order, with the copies by kind and the calls by kind after them. */
   public static Map<String, Double> orderedBreakdown(ReplayResult r) {
     Map<String, Double> out = new LinkedHashMap<>();
     for (String k : List.of("kernels", "memsets", "copies", "calls", "host", "idle")) {
@@ -330,6 +330,11 @@ public final class ReplayReport {
         out.put(k, v);
       }
     });
+    for (String k : List.of("calls launch", "calls sync", "calls other")) {
+      if (r.breakdown().containsKey(k)) {
+        out.put(k, r.breakdown().get(k));
+      }
+    }
     return out;
   }
 }

@@ -36,7 +36,9 @@ public final class ReplayResult {
    * @param label the operation or call's name, or what the time was
    * @param op the operation, or -1
    * @param klass the breakdown class it counts in: {@code kernels}, {@code memsets},
-   *     {@code copies <kind>}, {@code calls} (a CUDA call's own time), {@code host} (host compute), {@code idle}
+   *     {@code copies <kind>}, {@code calls launch|sync|other} (a CUDA call's own time: one that
+   *     issues work, one that waits for it or wakes after, any other), {@code host} (host
+   *     compute), {@code idle}
    */
   public record Segment(String what, String label, double startNs, double endNs, int op, String klass) {}
 
@@ -171,9 +173,11 @@ public final class ReplayResult {
       breakdown.put(k, 0.0);
     }
     for (Segment s : path) {
-      String k = s.klass().startsWith("copies ") ? "copies" : s.klass();
+      // "copies <kind>" and "calls <kind>" count in their class and apart
+      int sub = s.klass().indexOf(' ');
+      String k = sub > 0 ? s.klass().substring(0, sub) : s.klass();
       breakdown.merge(k, s.endNs() - s.startNs(), Double::sum);
-      if (s.klass().startsWith("copies ")) {
+      if (sub > 0) {
         breakdown.merge(s.klass(), s.endNs() - s.startNs(), Double::sum);
       }
     }

@@ -43,4 +43,31 @@ class CriticalPathTest {
     assertThat(r.breakdown().get("copies") / 1e3).isCloseTo(170, offset(1e-9));
     assertThat(r.makespanNs()).isEqualTo(200_000.0);
   }
+
+  /**
+   * The calls' own time on the path by kind: K2's launch call starts when K1's ends (7 us: a
+   * launch), and the synchronization that waits for K2 wakes as measured after it (a sync).
+   *
+   * <pre>
+   *   thread  [launch K1 0-7][launch K2 7-14][cudaDeviceSynchronize 14 ... 57]
+   *   gpu     [K1 0-5]        [K2 7-57]
+   *   breakdown: calls launch 7 + kernels 50 = 57 us
+   * </pre>
+   */
+  @Test
+  void theCallsOnThePathAreLaunchesSynchronizationsOrOthers() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    int s1 = f.nonBlocking();
+    int s2 = f.nonBlocking();
+    f.kernel(0, s1, "K1", 5_000, 0, 7_000);
+    int k2 = f.kernel(0, s2, "K2", 50_000, 0, 7_000);
+    f.syncDevice(0);
+    ReplayResult r = TimelineFixturesTest.replay(f.build(), TimelineFixturesTest.node(1, 1));
+    TimelineFixturesTest.times(r, k2, 7, 57);
+    assertThat(r.breakdown().get("calls launch") / 1e3).isCloseTo(7, offset(1e-9));
+    assertThat(r.breakdown().get("calls")).isEqualTo(r.breakdown().get("calls launch")
+        + r.breakdown().getOrDefault("calls sync", 0.0) + r.breakdown().getOrDefault("calls other", 0.0));
+    assertThat(r.breakdown().get("kernels") / 1e3).isCloseTo(50, offset(1e-9));
+    assertThat(r.makespanNs()).isEqualTo(57_000.0);
+  }
 }

@@ -168,6 +168,13 @@ final class ProgramFixture {
   }
 
   /** A kernel that took {@code ns} where it was measured. */
+  /** A kernel of {@code ns} launched by a call measured at {@code callNs}. */
+  int kernel(int t, int stream, String name, long ns, long blocks, long callNs) {
+    int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
+    call(t, new HostCall.IssueOp(id, stream), callNs, "cudaLaunchKernel");
+    return id;
+  }
+
   int kernel(int t, int stream, String name, long ns) {
     int id = op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
     call(t, new HostCall.IssueOp(id, stream), 0, "cudaLaunchKernel");
