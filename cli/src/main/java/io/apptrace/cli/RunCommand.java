@@ -64,9 +64,6 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintWriter err = spec.commandLine().getErr();
-    NativeLibraries libs = NativeLibraries.locate().orElseThrow(() -> new UserException(
-        "cannot find libapptrace.so: run apptrace through its launcher, or set APPTRACE_HOME to"
-            + " the distribution folder"));
     Path out;
     try {
       out = output != null ? io.apptrace.capture.OutputPattern.expand(output,
@@ -74,6 +71,9 @@ final class RunCommand implements Callable<Integer> {
     } catch (CaptureException e) {
       throw new UserException(e.getMessage(), e.exitCode());
     }
+    NativeLibraries libs = NativeLibraries.locate().orElseThrow(() -> new UserException(
+        "cannot find libapptrace.so: run apptrace through its launcher, or set APPTRACE_HOME to"
+            + " the distribution folder"));
     ExportFile.checkFile(out, "-o", "the trace is binary, and the program may write to standard output");
     CaptureOptions opts = new CaptureOptions(command, out, simulated,
         Sizes.parse(mallocThreshold, "--malloc-threshold"), Duration.ofSeconds(waitChildren), libs);
