@@ -25,7 +25,8 @@ final class JobInput {
     }
     List<Path> files = Job.files(inputs);
     if (files.isEmpty()) {
-      throw new UserException(inputs.get(0) + ": no .apptrace files in it");
+      throw new UserException("cannot read " + inputs.get(0) + ": a directory, not a file, and no rank traces"
+          + " (.apptrace) in it");
     }
     try {
       return Job.read(files);

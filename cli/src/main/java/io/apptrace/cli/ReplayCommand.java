@@ -152,13 +152,12 @@ final class ReplayCommand implements Callable<Integer> {
       return new JobReplayText(spec.commandLine().getOut()).replay(JobInput.read(files), cluster, clusterNodes,
           nicBandwidth, gpuDirectRdma, json);
     }
-    if (files.size() > 1 || Files.isDirectory(files.get(0))) {
+    if (files.size() > 1) {
       throw new UserException("the traces of a job's ranks replay on a cluster: give --cluster (docs/JOBS.md)",
           ExitCodes.BAD_USAGE);
     }
     if (nodes == null || nodes.isEmpty()) {
-      throw new UserException("missing --node: the node to replay on ('apptrace nodes' lists them)",
-          ExitCodes.BAD_USAGE);
+      throw new UserException("Missing required option: '--node=NODE'", ExitCodes.BAD_USAGE);
     }
     file = files.get(0);
     reference.checkUsage();
