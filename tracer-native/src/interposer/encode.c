@@ -448,3 +448,49 @@ void enc_annotation_body(pbw *out, const enc_annotation *m) {
     pbw_end(w, b);
     DONE(out);
 }
+
+void enc_mpi_body(pbw *out, const enc_mpi *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_mpi);
+    U(w, MpiCall, op, m->op);
+    U(w, MpiCall, comm, m->comm);
+    U(w, MpiCall, comm_size, m->comm_size);
+    Z(w, MpiCall, rank, m->rank);
+    Z(w, MpiCall, peer, m->peer);
+    Z(w, MpiCall, tag, m->tag);
+    U(w, MpiCall, bytes, m->bytes);
+    pbw_bool(w, PB_MpiCall_device_buffer, m->device_buffer);
+    Z(w, MpiCall, recv_peer, m->recv_peer);
+    Z(w, MpiCall, recv_tag, m->recv_tag);
+    U(w, MpiCall, recv_bytes, m->recv_bytes);
+    pbw_bool(w, PB_MpiCall_recv_device_buffer, m->recv_device_buffer);
+    U(w, MpiCall, request, m->request);
+    U(w, MpiCall, total_bytes, m->total_bytes);
+    uint32_t n = m->ncompleted < ENC_MAX_MPI_COMPLETIONS ? m->ncompleted : ENC_MAX_MPI_COMPLETIONS;
+    for (uint32_t i = 0; i < n; i++) {
+        const enc_mpi_completion *c = &m->completed[i];
+        uint8_t *cb = pbw_begin(w, PB_MpiCall_completed);
+        U(w, MpiCompletion, request, c->request);
+        pbw_bool(w, PB_MpiCompletion_receive, c->receive);
+        Z(w, MpiCompletion, source, c->source);
+        Z(w, MpiCompletion, tag, c->tag);
+        U(w, MpiCompletion, bytes, c->bytes);
+        pbw_end(w, cb);
+    }
+    pbw_end(w, b);
+    DONE(out);
+}
+
+void enc_nccl_body(pbw *out, const enc_nccl *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_nccl);
+    U(w, NcclCall, op, m->op);
+    F(w, NcclCall, comm, m->comm);
+    Z(w, NcclCall, rank, m->rank);
+    U(w, NcclCall, comm_size, m->comm_size);
+    Z(w, NcclCall, peer, m->peer);
+    U(w, NcclCall, bytes, m->bytes);
+    U(w, NcclCall, stream, m->stream);
+    pbw_end(w, b);
+    DONE(out);
+}

@@ -220,6 +220,39 @@ typedef struct {
     uint32_t category;
 } enc_annotation;
 
+/* At most this many completed requests are written per MPI call (the rest are counted). */
+#define ENC_MAX_MPI_COMPLETIONS 256
+
+typedef struct {
+    uint64_t request;
+    bool receive;
+    int32_t source, tag;
+    uint64_t bytes;
+} enc_mpi_completion;
+
+typedef struct {
+    int op; /* PB_MpiOp_* */
+    uint64_t comm;
+    uint32_t comm_size;
+    int32_t rank, peer, tag;
+    uint64_t bytes, total_bytes;
+    bool device_buffer;
+    int32_t recv_peer, recv_tag;
+    uint64_t recv_bytes;
+    bool recv_device_buffer;
+    uint64_t request;
+    const enc_mpi_completion *completed;
+    uint32_t ncompleted;
+} enc_mpi;
+
+typedef struct {
+    int op; /* PB_NcclOp_* */
+    uint64_t comm;
+    int32_t rank, peer;
+    uint32_t comm_size;
+    uint64_t bytes, stream;
+} enc_nccl;
+
 /* The fields every Event starts with. */
 typedef struct {
     uint64_t entry_ns, duration_ns;
@@ -267,6 +300,8 @@ void enc_process_end_body(pbw *w, const enc_process_end *m);
 void enc_note_body(pbw *w, const char *text, const char *severity);
 void enc_device_info_body(pbw *w, const enc_device_info *m);
 void enc_annotation_body(pbw *w, const enc_annotation *m);
+void enc_mpi_body(pbw *w, const enc_mpi *m);
+void enc_nccl_body(pbw *w, const enc_nccl *m);
 
 /* The header of a Batch (pid, tid, seq); its events follow as repeated field 4. */
 void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq);

@@ -70,5 +70,8 @@ void at_record_call(const at_call *c, int result);
 uint64_t at_stream(cudaStream_t s);
 void at_symbol_resolve(const void *symbol, const char **name, uint64_t *device_address);
 int at_memory_kind_of_host_flags(unsigned int flags);
+/* cudaMemoryType of a pointer and its device, asked of the runtime without touching the program's
+ * view of cudaGetLastError (hooks_copy.c); false when it cannot be asked. */
+bool at_pointer_type(const void *p, int *type, int *device);
 
 #endif

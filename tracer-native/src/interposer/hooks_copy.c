@@ -28,7 +28,7 @@ typedef cudaError_t (*memset3d_async_fn)(struct cudaPitchedPtr, int, struct cuda
 
 /* cudaMemoryType of a pointer, asked of the runtime without touching the program's view of
  * cudaGetLastError: skipped while an error is pending, and an error it causes is cleared. */
-static bool pointer_type(const void *p, int *type, int *device) {
+bool at_pointer_type(const void *p, int *type, int *device) {
     REAL_OR(cudaPointerGetAttributes, false);
     REAL_OR(cudaPeekAtLastError, false);
     REAL_OR(cudaGetLastError, false);
@@ -59,7 +59,7 @@ static void kinds(enc_copy *m, enum cudaMemcpyKind kind, const void *dst, const 
         return;
     }
     int dt, dd, st, sd;
-    if (r != cudaSuccess || !pointer_type(dst, &dt, &dd) || !pointer_type(src, &st, &sd)) {
+    if (r != cudaSuccess || !at_pointer_type(dst, &dt, &dd) || !at_pointer_type(src, &st, &sd)) {
         m->resolution = PB_KindResolution_UNRESOLVED;
         return;
     }
@@ -251,7 +251,7 @@ static cudaError_t to_symbol(to_symbol_async_fn real_async, to_symbol_fn real_sy
     if (kind == cudaMemcpyDefault) {
         int st, sd;
         m.kind_called = (int)cudaMemcpyDefault + 1;
-        if (r == cudaSuccess && pointer_type(src, &st, &sd)) {
+        if (r == cudaSuccess && at_pointer_type(src, &st, &sd)) {
             m.resolution = PB_KindResolution_POINTER_ATTRIBUTES;
             m.src_memory_type = st;
             m.src_device = sd;
@@ -282,7 +282,7 @@ static cudaError_t from_symbol(from_symbol_async_fn real_async, from_symbol_fn r
     if (kind == cudaMemcpyDefault) {
         int dt, dd;
         m.kind_called = (int)cudaMemcpyDefault + 1;
-        if (r == cudaSuccess && pointer_type(dst, &dt, &dd)) {
+        if (r == cudaSuccess && at_pointer_type(dst, &dt, &dd)) {
             m.resolution = PB_KindResolution_POINTER_ATTRIBUTES;
             m.dst_memory_type = dt;
             m.dst_device = dd;

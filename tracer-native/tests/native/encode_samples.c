@@ -206,6 +206,22 @@ int main(int argc, char **argv) {
         .category = U(Annotation, category)};
     EVENT(enc_annotation_body(&w, &an));
 
+    enc_mpi_completion done[2] = {
+        {.request = U(MpiCompletion, request), .receive = true, .source = I(MpiCompletion, source),
+         .tag = I(MpiCompletion, tag), .bytes = U(MpiCompletion, bytes)},
+        {.request = 2, .receive = false}};
+    enc_mpi mpi = {.op = U(MpiCall, op), .comm = U(MpiCall, comm), .comm_size = U(MpiCall, comm_size),
+        .rank = I(MpiCall, rank), .peer = I(MpiCall, peer), .tag = I(MpiCall, tag), .bytes = U(MpiCall, bytes),
+        .device_buffer = true, .recv_peer = I(MpiCall, recv_peer), .recv_tag = I(MpiCall, recv_tag),
+        .recv_bytes = U(MpiCall, recv_bytes), .recv_device_buffer = true, .request = U(MpiCall, request),
+        .total_bytes = U(MpiCall, total_bytes), .completed = done, .ncompleted = 2};
+    EVENT(enc_mpi_body(&w, &mpi));
+
+    enc_nccl nccl = {.op = U(NcclCall, op), .comm = U(NcclCall, comm), .rank = I(NcclCall, rank),
+        .comm_size = U(NcclCall, comm_size), .peer = I(NcclCall, peer), .bytes = U(NcclCall, bytes),
+        .stream = U(NcclCall, stream)};
+    EVENT(enc_nccl_body(&w, &nccl));
+
     if (w.overflow) {
         fprintf(stderr, "encode_samples: buffer overflow\n");
         return 1;

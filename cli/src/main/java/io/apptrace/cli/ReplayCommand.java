@@ -56,10 +56,28 @@ import picocli.CommandLine.Spec;
 final class ReplayCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "FILE", description = "A trace (.apptrace).")
-  Path file;
+  @Parameters(arity = "1..*", paramLabel = "FILE",
+      description = "A trace (.apptrace); with --cluster, the traces of a job's ranks or a folder holding them.")
+  List<Path> files;
 
-  @Option(names = "--node", required = true, paramLabel = "NODE",
+  private Path file;
+
+  @Option(names = "--cluster", paramLabel = "CLUSTER", description = "Replay a job's ranks on a cluster: a bundled"
+      + " cluster (summit-2racks, dgx-a100-superpod, perlmutter-gpu) or a cluster file (docs/JOBS.md).")
+  String cluster;
+
+  @Option(names = "--nodes", paramLabel = "N", description = "With --cluster: the cluster's node count (what-if).")
+  Integer clusterNodes;
+
+  @Option(names = "--nic-bandwidth", paramLabel = "BW", description = "With --cluster: each node's NIC bandwidth"
+      + " (\"50 GB/s\"; what-if).")
+  String nicBandwidth;
+
+  @Option(names = "--gpudirect-rdma", paramLabel = "on|off", description = "With --cluster: the NICs reach GPU"
+      + " memory directly (on) or device buffers are staged through host memory (off).")
+  String gpuDirectRdma;
+
+  @Option(names = "--node", paramLabel = "NODE",
       description = "A bundled node (see 'apptrace nodes') or a node file; repeat to compare nodes.")
   List<String> nodes;
 
@@ -134,6 +152,18 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    if (cluster != null) {
+      return new JobReplayText(spec.commandLine().getOut()).replay(JobInput.read(files), cluster, clusterNodes,
+          nicBandwidth, gpuDirectRdma, json);
+    }
+    if (files.size() > 1) {
+      throw new UserException("the traces of a job's ranks replay on a cluster: give --cluster (docs/JOBS.md)",
+          ExitCodes.BAD_USAGE);
+    }
+    if (nodes == null || nodes.isEmpty()) {
+      throw new UserException("Missing required option: '--node=NODE'", ExitCodes.BAD_USAGE);
+    }
+    file = files.get(0);
     reference.checkUsage();
     java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
     if (unreadable.isPresent()) {

@@ -43,7 +43,8 @@ final class RunCommand implements Callable<Integer> {
   boolean simulated;
 
   @Option(names = {"-o", "--output"}, paramLabel = "FILE",
-      description = "The trace to write (default: <command name>.apptrace here).")
+      description = "The trace to write (default: <command name>.apptrace here); %r in it is the rank an MPI"
+          + " job launcher (mpirun, srun) gave the process, so that each rank writes its own.")
   Path output;
 
   @Option(names = "--malloc-threshold", paramLabel = "SIZE", defaultValue = "4KiB",
@@ -63,10 +64,16 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintWriter err = spec.commandLine().getErr();
+    Path out;
+    try {
+      out = output != null ? io.apptrace.capture.OutputPattern.expand(output,
+          io.apptrace.capture.LauncherEnvironment.rank(System.getenv(), "")) : CaptureOptions.defaultOutput(command);
+    } catch (CaptureException e) {
+      throw new UserException(e.getMessage(), e.exitCode());
+    }
     NativeLibraries libs = NativeLibraries.locate().orElseThrow(() -> new UserException(
         "cannot find libapptrace.so: run apptrace through its launcher, or set APPTRACE_HOME to"
             + " the distribution folder"));
-    Path out = output != null ? output : CaptureOptions.defaultOutput(command);
     ExportFile.checkFile(out, "-o", "the trace is binary, and the program may write to standard output");
     CaptureOptions opts = new CaptureOptions(command, out, simulated,
         Sizes.parse(mallocThreshold, "--malloc-threshold"), Duration.ofSeconds(waitChildren), libs);

@@ -120,17 +120,19 @@ public final class Capture {
   }
 
   private TraceWriter openTrace() throws CaptureException {
-    TraceHeader header = TraceHeader.newBuilder()
+    String host = hostName();
+    TraceHeader.Builder header = TraceHeader.newBuilder()
         .setSchemaVersion(SchemaVersion.SCHEMA_VERSION_CURRENT_VALUE)
         .setProducer("apptrace-run " + Version.VERSION)
         .setCreatedUnixNs(System.currentTimeMillis() * 1_000_000L)
         .addAllCommand(options.command())
         .setSourceFormat("capture")
         .setSimulatedDevice(options.simulated())
-        .setHost(hostName())
-        .build();
+        .setHost(host);
+    // one rank of a job: its rank, as the launcher that started apptrace said
+    LauncherEnvironment.rank(System.getenv(), host).ifPresent(header::setJob);
     try {
-      return TraceWriter.create(options.output(), header);
+      return TraceWriter.create(options.output(), header.build());
     } catch (IOException e) {
       String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       throw new CaptureException("cannot write the trace " + options.output() + " (" + why

@@ -88,6 +88,11 @@ class EncoderConformanceTest {
     assertThat(allocs).hasSize(2);
     assertThat(allocs.get(1).hasNumaNode()).as("an optional field set to 0 is present").isTrue();
     assertThat(allocs.get(1).getNumaNode()).isZero();
+    io.apptrace.proto.MpiCall mpi = find(trace, Event.BodyCase.MPI).getMpi();
+    assertThat(mpi.getCompletedCount()).isEqualTo(2);
+    checkFields(mpi.getCompleted(0));
+    assertThat(mpi.getCompleted(1).getRequest()).isEqualTo(2);
+    assertThat(mpi.getCompleted(1).getReceive()).isFalse();
     KernelInfo info = find(trace, Event.BodyCase.KERNEL_INFO).getKernelInfo();
     assertThat(info.getParamsCount()).isEqualTo(2);
     checkFields(info.getParams(0));

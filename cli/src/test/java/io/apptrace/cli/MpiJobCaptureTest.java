@@ -1,0 +1,158 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.apptrace.job.Job;
+import io.apptrace.job.JobTraffic;
+import io.apptrace.job.JobTraffic.CollectiveTraffic;
+import io.apptrace.job.JobTraffic.PairTraffic;
+import io.apptrace.job.MpiEvent;
+import io.apptrace.job.RankTrace;
+import io.apptrace.proto.MpiOp;
+import io.apptrace.trace.TraceReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real MPI job captured rank by rank: Open MPI's mpirun starts `apptrace run --sim -o
+ * trace.%r.apptrace` per rank, on the simulated device, with the programs of tracer-native/tests/mpi.
+ * Every message and collective the programs make is counted exactly, per pair of ranks. Skipped
+ * (with a message) where Open MPI is not installed.
+ */
+class MpiJobCaptureTest {
+  @TempDir Path tmp;
+
+  /** halo.cu: iterations, halo doubles per message. */
+  private static final int ITERS = 5;
+  private static final long HALO_BYTES = 256 * 8;
+
+  @Test
+  void fourRanksOfAHaloExchangeGiveEveryMessageBetweenEveryPairOfRanks() throws Exception {
+    List<Path> traces = mpirun("halo", 4);
+    assertThat(traces).hasSize(4);
+    for (int r = 0; r < 4; r++) {
+      try (TraceReader reader = TraceReader.open(tmp.resolve("trace." + r + ".apptrace"))) {
+        var job = reader.header().getJob();
+        assertThat(List.of(job.getRank(), job.getWorldSize(), job.getLocalRank(), job.getLocalSize()))
+            .containsExactly(r, 4, r, 4);
+        assertThat(job.getLauncher()).isEqualTo("open-mpi");
+        assertThat(job.getHost()).isNotEmpty().isEqualTo(reader.header().getHost());
+      }
+    }
+    JobTraffic t = JobTraffic.of(Job.read(traces));
+    assertThat(List.of(t.unmatchedSends(), t.unmatchedReceives(), t.mismatchedCollectives())).containsExactly(0, 0, 0);
+    // each rank: ITERS device halos to its left (tag 0) and to its right (tag 1), one host int to
+    // its right (MPI_Sendrecv), and rank 0 100 doubles to rank 3 (received with MPI_ANY_SOURCE)
+    List<PairTraffic> expected = new ArrayList<>();
+    for (int r = 0; r < 4; r++) {
+      int left = (r + 3) % 4;
+      int right = (r + 1) % 4;
+      long extraLeft = r == 0 ? 1 : 0;
+      expected.add(new PairTraffic(r, left, ITERS + extraLeft, ITERS * HALO_BYTES + extraLeft * 800, ITERS));
+      expected.add(new PairTraffic(r, right, ITERS + 1, ITERS * HALO_BYTES + 4, ITERS));
+    }
+    assertThat(t.pairs()).containsExactlyInAnyOrderElementsOf(expected);
+    // MPI_Allreduce on the node's communicator (MPI_Comm_split_type): one operation of 4 ints
+    assertThat(t.collectives()).containsExactly(new CollectiveTraffic(MpiOp.MPI_ALLREDUCE, 1, 4, 16));
+    for (JobTraffic.RankTraffic r : t.ranks()) {
+      assertThat(r.sent()).as("rank %d", r.rank()).isEqualTo(2 * ITERS + 1 + (r.rank() == 0 ? 1 : 0));
+      assertThat(r.received()).as("rank %d", r.rank()).isEqualTo(2 * ITERS + 1 + (r.rank() == 3 ? 1 : 0));
+    }
+    RankTrace rank1 = Job.read(traces).rank(1);
+    Map<MpiOp, Long> ops = rank1.calls().stream().collect(Collectors.groupingBy(e -> e.call().getOp(),
+        Collectors.counting()));
+    assertThat(ops).containsEntry(MpiOp.MPI_IRECV, 2L * ITERS).containsEntry(MpiOp.MPI_ISEND, 2L * ITERS)
+        .containsEntry(MpiOp.MPI_WAITALL, (long) ITERS).containsEntry(MpiOp.MPI_INIT, 1L)
+        .containsEntry(MpiOp.MPI_FINALIZE, 1L);
+    MpiEvent allreduce = rank1.calls().stream().filter(e -> e.call().getOp() == MpiOp.MPI_ALLREDUCE).findFirst()
+        .orElseThrow();
+    assertThat(allreduce.call().getComm()).as("not MPI_COMM_WORLD").isNotZero();
+    assertThat(allreduce.call().getCommSize()).isEqualTo(4);
+
+    Cli stats = Cli.run("stats", tmp.toString());
+    assertThat(stats.exit()).as(stats.err()).isZero();
+    assertThat(stats.out()).contains("job: 4 ranks").containsPattern("\\n\\s+0\\s+3\\s+6\\s+11,040\\s+5\\n")
+        .containsPattern("\\n\\s+3\\s+0\\s+6\\s+10,244\\s+5\\n");
+  }
+
+  @Test
+  void anAllreduceLoopOnTwoRanksGivesItsCollectivesWithTheirSizesAndDeviceBuffers() throws Exception {
+    List<Path> traces = mpirun("allreduce", 2);
+    Job job = Job.read(traces);
+    JobTraffic t = JobTraffic.of(job);
+    assertThat(t.pairs()).isEmpty();
+    // 4 iterations: an allreduce of one double (host) and of 1024 floats in place (device);
+    // then a broadcast of 256 ints and a barrier
+    assertThat(t.collectives()).containsExactly(
+        new CollectiveTraffic(MpiOp.MPI_BARRIER, 1, 2, 0),
+        new CollectiveTraffic(MpiOp.MPI_BCAST, 1, 2, 2 * 1024),
+        new CollectiveTraffic(MpiOp.MPI_ALLREDUCE, 8, 16, 2 * 4 * (8 + 4096)));
+    for (RankTrace r : job.ranks()) {
+      List<MpiEvent> reductions = r.calls().stream().filter(e -> e.call().getOp() == MpiOp.MPI_ALLREDUCE).toList();
+      assertThat(reductions).extracting(e -> e.call().getBytes()).containsExactly(8L, 4096L, 8L, 4096L, 8L, 4096L,
+          8L, 4096L);
+      assertThat(reductions).extracting(e -> e.call().getDeviceBuffer()).containsExactly(false, true, false, true,
+          false, true, false, true);
+      assertThat(reductions).allSatisfy(e -> assertThat(e.call().getComm()).isZero());
+    }
+  }
+
+  @Test
+  void percentRWithoutALauncherIsAUsageError() {
+    Cli c = Cli.run("run", "--sim", "-o", tmp.resolve("t.%r.apptrace").toString(), "--", "true");
+    assertThat(c.exit()).isEqualTo(2);
+    assertThat(c.err().strip()).startsWith("apptrace run: -o").contains("%r").doesNotContain("Exception");
+    assertThat(c.err().strip().lines()).hasSize(1);
+  }
+
+  private static Optional<Path> onPath(String name) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, name);
+      if (Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Runs a program of tracer-native/tests/mpi on `ranks` ranks, each captured into trace.RANK.apptrace. */
+  private List<Path> mpirun(String program, int ranks) throws IOException, InterruptedException {
+    Optional<Path> mpirun = onPath("mpirun");
+    assumeTrue(mpirun.isPresent(), "Open MPI is not installed (mpirun; apt-get install openmpi-bin libopenmpi-dev):"
+        + " the MPI capture tests are skipped");
+    Path exe = Path.of(System.getProperty("apptrace.native.dir")).resolveSibling("mpi-tests").resolve(program);
+    assumeTrue(Files.isExecutable(exe), exe + " was not built (no mpicc when tracer-native was built): skipped");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = List.of(mpirun.get().toString(), "--oversubscribe", "-n", Integer.toString(ranks),
+        "-x", "APPTRACE_SIM_DEVICES", "-x", "APPTRACE_SIM_QUIET",
+        java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        "-Dapptrace.native.dir=" + System.getProperty("apptrace.native.dir"), "io.apptrace.cli.Main",
+        "run", "--sim", "-q", "-o", tmp.resolve("trace.%r.apptrace").toString(), "--", exe.toString());
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("mpirun.log").toFile());
+    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    pb.environment().put("APPTRACE_SIM_DEVICES", "2");
+    pb.environment().put("APPTRACE_SIM_QUIET", "1");
+    Process p = pb.start();
+    if (!p.waitFor(5, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("mpirun did not finish: " + Files.readString(tmp.resolve("mpirun.log")));
+    }
+    assertThat(p.exitValue()).as(Files.readString(tmp.resolve("mpirun.log"))).isZero();
+    List<Path> traces = new ArrayList<>();
+    for (int r = 0; r < ranks; r++) {
+      traces.add(tmp.resolve("trace." + r + ".apptrace"));
+    }
+    return traces;
+  }
+}

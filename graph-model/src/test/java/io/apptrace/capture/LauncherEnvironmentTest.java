@@ -1,0 +1,49 @@
+package io.apptrace.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.apptrace.proto.JobRank;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The rank each launcher gives a process, and the per-rank trace name made from it. */
+class LauncherEnvironmentTest {
+  @Test
+  void eachLaunchersVariablesGiveTheRank() throws Exception {
+    JobRank ompi = LauncherEnvironment.rank(Map.of("OMPI_COMM_WORLD_RANK", "5", "OMPI_COMM_WORLD_SIZE", "8",
+        "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "4", "PMIX_RANK", "5"), "n1").orElseThrow();
+    assertThat(ompi).isEqualTo(JobRank.newBuilder().setRank(5).setWorldSize(8).setLocalRank(1).setLocalSize(4)
+        .setHost("n1").setLauncher("open-mpi").build());
+    JobRank pmi = LauncherEnvironment.rank(Map.of("PMI_RANK", "3", "PMI_SIZE", "4", "MPI_LOCALRANKID", "0"), "n2")
+        .orElseThrow();
+    assertThat(java.util.List.of(pmi.getRank(), pmi.getWorldSize(), pmi.getLocalRank(), pmi.getLocalSize()))
+        .containsExactly(3, 4, 0, 0);
+    assertThat(pmi.getLauncher()).isEqualTo("pmi");
+    JobRank slurm = LauncherEnvironment.rank(Map.of("SLURM_PROCID", "17", "SLURM_NTASKS", "64", "SLURM_LOCALID", "1"),
+        "nid001").orElseThrow();
+    assertThat(java.util.List.of(slurm.getRank(), slurm.getWorldSize(), slurm.getLocalRank())).containsExactly(17, 64, 1);
+    JobRank pmix = LauncherEnvironment.rank(Map.of("PMIX_RANK", "2"), "h").orElseThrow();
+    assertThat(pmix.getLocalRank()).as("not said").isEqualTo(-1);
+    assertThat(LauncherEnvironment.rank(Map.of("HOME", "/root"), "h")).isEmpty();
+  }
+
+  @Test
+  void aRankThatIsNotANumberIsNamedInTheError() {
+    assertThatThrownBy(() -> LauncherEnvironment.rank(Map.of("SLURM_PROCID", "x1"), "h"))
+        .isInstanceOf(CaptureException.class).hasMessageContaining("SLURM_PROCID=x1");
+  }
+
+  @Test
+  void percentRIsTheRankAndPercentPercentAPercentSign() throws Exception {
+    Optional<JobRank> r = Optional.of(JobRank.newBuilder().setRank(12).build());
+    assertThat(OutputPattern.expand(Path.of("out/trace.%r.apptrace"), r)).isEqualTo(Path.of("out/trace.12.apptrace"));
+    assertThat(OutputPattern.expand(Path.of("a%%b.%r"), r)).isEqualTo(Path.of("a%b.12"));
+    assertThat(OutputPattern.expand(Path.of("plain.apptrace"), Optional.empty())).isEqualTo(Path.of("plain.apptrace"));
+    assertThatThrownBy(() -> OutputPattern.expand(Path.of("t.%r"), Optional.empty()))
+        .isInstanceOf(CaptureException.class).hasMessageContaining("OMPI_COMM_WORLD_RANK");
+    assertThatThrownBy(() -> OutputPattern.expand(Path.of("t.%h"), r)).hasMessageContaining("unknown %h");
+  }
+}

@@ -1,0 +1,127 @@
+package io.apptrace.replay;
+
+import io.apptrace.cost.CollectiveCost;
+import io.apptrace.cost.MessageCost;
+import io.apptrace.job.Collective;
+import io.apptrace.job.Message;
+import io.apptrace.node.Cluster;
+import io.apptrace.proto.MpiOp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A job's projected timeline on a cluster: when each rank ends, what its time went to, and what
+ * its messages and collectives cost.
+ *
+ * @param cluster the cluster, as replayed on
+ * @param makespan seconds from the first rank's first MPI call to the last rank's end
+ * @param ranks per rank
+ * @param intraNode the messages within a node
+ * @param interNode the messages between nodes
+ * @param collectives per operation
+ */
+public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> ranks, Traffic intraNode,
+    Traffic interNode, List<CollectiveTime> collectives) {
+
+  /**
+   * One rank.
+   *
+   * @param rank its world rank
+   * @param node the node it ran on
+   * @param end seconds
+   * @param compute seconds between its MPI calls (its kernels, copies and host work, as traced)
+   * @param pointToPoint seconds in point-to-point calls and waits
+   * @param collective seconds in collectives (waiting for the last member included)
+   * @param startup seconds in MPI_Init and MPI_Finalize (as traced)
+   */
+  public record RankTime(int rank, int node, double end, double compute, double pointToPoint, double collective,
+      double startup) {}
+
+  /**
+   * Messages of one kind.
+   *
+   * @param messages how many
+   * @param bytes their bytes
+   * @param seconds their transfer times summed
+   * @param nicWaitSeconds time messages waited for their node's NIC (contention)
+   * @param paths what carried them: path to messages
+   */
+  public record Traffic(long messages, long bytes, double seconds, double nicWaitSeconds, Map<String, Long> paths) {}
+
+  /**
+   * The collectives of one operation.
+   *
+   * @param op the operation
+   * @param algorithm the algorithm priced (the last one's, when sizes differ)
+   * @param operations how many
+   * @param seconds their times summed (from the last member's call)
+   * @param interNode how many spanned nodes
+   */
+  public record CollectiveTime(MpiOp op, String algorithm, long operations, double seconds, long interNode) {}
+
+  /** Collects a replay's figures. */
+  static final class Builder {
+    private final Cluster cluster;
+    private final Map<Integer, double[]> ranks = new TreeMap<>(); // end, compute, p2p, collective, startup
+    private final long[] counts = new long[4]; // intra messages, bytes, inter messages, bytes
+    private final double[] seconds = new double[5]; // intra s, intra wait, inter s, inter wait
+    private final Map<String, Long> intraPaths = new TreeMap<>();
+    private final Map<String, Long> interPaths = new TreeMap<>();
+    private final Map<MpiOp, Object[]> collectives = new TreeMap<>();
+
+    Builder(Cluster cluster, int ranks) {
+      this.cluster = cluster;
+    }
+
+    void account(int rank, MpiOp op, double gap, double inCall) {
+      double[] r = ranks.computeIfAbsent(rank, k -> new double[5]);
+      r[1] += gap;
+      if (op == MpiOp.MPI_INIT || op == MpiOp.MPI_FINALIZE) {
+        r[4] += inCall;
+      } else if (io.apptrace.job.CollectiveMatching.isCollective(op)) {
+        r[3] += inCall;
+      } else {
+        r[2] += inCall;
+      }
+    }
+
+    void rankEnd(int rank, double end) {
+      ranks.computeIfAbsent(rank, k -> new double[5])[0] = end;
+    }
+
+    void message(Message m, MessageCost.Price p, double nicWait) {
+      int i = p.interNode() ? 2 : 0;
+      counts[i]++;
+      counts[i + 1] += m.bytes();
+      seconds[i] += p.seconds();
+      seconds[i + 1] += nicWait;
+      (p.interNode() ? interPaths : intraPaths).merge(p.path(), 1L, Long::sum);
+    }
+
+    void collective(Collective c, CollectiveCost.Price p, boolean interNode) {
+      Object[] v = collectives.computeIfAbsent(c.op(), k -> new Object[] {"", 0L, 0.0, 0L});
+      v[0] = p.algorithm();
+      v[1] = (Long) v[1] + 1;
+      v[2] = (Double) v[2] + p.seconds();
+      v[3] = (Long) v[3] + (interNode ? 1 : 0);
+    }
+
+    JobReplayResult build() {
+      List<RankTime> rs = new ArrayList<>();
+      double makespan = 0;
+      for (Map.Entry<Integer, double[]> e : ranks.entrySet()) {
+        double[] v = e.getValue();
+        rs.add(new RankTime(e.getKey(), cluster.nodeOf(e.getKey()), v[0], v[1], v[2], v[3], v[4]));
+        makespan = Math.max(makespan, v[0]);
+      }
+      List<CollectiveTime> cs = new ArrayList<>();
+      collectives.forEach((op, v) -> cs.add(new CollectiveTime(op, (String) v[0], (Long) v[1], (Double) v[2],
+          (Long) v[3])));
+      return new JobReplayResult(cluster, makespan, rs,
+          new Traffic(counts[0], counts[1], seconds[0], seconds[1], intraPaths),
+          new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs);
+    }
+  }
+}

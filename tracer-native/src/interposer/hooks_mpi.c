@@ -1,0 +1,326 @@
+/* MPI calls, through MPI's profiling interface: the program's MPI_X resolves to the hook below
+ * (the interposer is preloaded), which calls PMPI_X of the MPI library the program linked, found
+ * with dlsym, and records what the call did (docs/CAPTURE.md, "MPI and NCCL").
+ *
+ * The program is never harmed: every hook calls PMPI_X with the program's own arguments (statuses
+ * the program ignores are the one exception: the hook passes its own, which MPI fills instead of
+ * nothing) and returns its result whatever happens to recording; what is asked of MPI beyond the
+ * call (type sizes, communicator members, the count of a status) is asked only after the call
+ * succeeded, with the handles it accepted, so no error handler can be reached through apptrace.
+ * Without an MPI library nothing here is ever called. */
+
+#include <string.h>
+
+#include "hooks_mpi.h"
+
+/* Asked only once the program has started the CUDA runtime itself (asking first would start it). */
+bool mpi_device_memory(const void *p) {
+    if (p == NULL || p == (const void *)1 /* MPI_IN_PLACE */) return false;
+    if (!atomic_load_explicit(&at_devices_asked, memory_order_relaxed)) return false;
+    int type, device;
+    return at_pointer_type(p, &type, &device) && (type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged);
+}
+
+void mpi_record(const at_call *c, int result, const enc_mpi *m) {
+    AT_RECORD(c, result, enc_mpi_body, m);
+}
+
+void mpi_on_comm(enc_mpi *m, int op, mpi_h comm) {
+    m->op = op;
+    m->rank = mpi_world_rank();
+    mpi_comm_info ci;
+    if (mpi_comm(comm, &ci)) {
+        m->comm = ci.id;
+        m->comm_size = ci.size;
+    }
+}
+
+/* --- start and end --------------------------------------------------------------------------- */
+
+typedef int (*init_fn)(int *, char ***);
+MPI_HOOK(int, MPI_Init, (int *argc, char ***argv)) {
+    PMPI_REAL(init_fn, MPI_Init);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(argc, argv);
+    int r = real(argc, argv);
+    enc_mpi m = {.op = PB_MpiOp_MPI_INIT, .rank = -1};
+    if (r == 0) {
+        mpi_started();
+        m.rank = mpi_world_rank();
+        m.comm_size = mpi_world_size();
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*init_thread_fn)(int *, char ***, int, int *);
+MPI_HOOK(int, MPI_Init_thread, (int *argc, char ***argv, int required, int *provided)) {
+    PMPI_REAL(init_thread_fn, MPI_Init_thread);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(argc, argv, required, provided);
+    int r = real(argc, argv, required, provided);
+    enc_mpi m = {.op = PB_MpiOp_MPI_INIT, .rank = -1};
+    if (r == 0) {
+        mpi_started();
+        m.rank = mpi_world_rank();
+        m.comm_size = mpi_world_size();
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*finalize_fn)(void);
+MPI_HOOK(int, MPI_Finalize, (void)) {
+    PMPI_REAL(finalize_fn, MPI_Finalize);
+    mpi_finishing(); /* nothing may be asked of MPI from here on */
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real();
+    int r = real();
+    enc_mpi m = {.op = PB_MpiOp_MPI_FINALIZE, .rank = mpi_world_rank(), .comm_size = mpi_world_size()};
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*comm_free_fn)(mpi_h *);
+MPI_HOOK(int, MPI_Comm_free, (mpi_h *comm)) {
+    PMPI_REAL(comm_free_fn, MPI_Comm_free);
+    if (comm != NULL) mpi_comm_forget(*comm);
+    return real(comm);
+}
+
+/* --- point to point -------------------------------------------------------------------------- */
+
+typedef int (*send_fn)(const void *, int, mpi_h, int, int, mpi_h);
+
+static int send_like(send_fn real, int op, const void *buf, int count, mpi_h type, int dest, int tag,
+                     mpi_h comm) {
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(buf, count, type, dest, tag, comm);
+    int r = real(buf, count, type, dest, tag, comm);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, op, comm);
+    m.tag = tag;
+    if (r == 0) {
+        m.peer = mpi_world_rank_of(comm, dest);
+        m.bytes = mpi_bytes(count, type);
+        m.device_buffer = mpi_device_memory(buf);
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+MPI_HOOK(int, MPI_Send, (const void *buf, int count, mpi_h type, int dest, int tag, mpi_h comm)) {
+    PMPI_REAL(send_fn, MPI_Send);
+    return send_like(real, PB_MpiOp_MPI_SEND, buf, count, type, dest, tag, comm);
+}
+
+MPI_HOOK(int, MPI_Ssend, (const void *buf, int count, mpi_h type, int dest, int tag, mpi_h comm)) {
+    PMPI_REAL(send_fn, MPI_Ssend);
+    return send_like(real, PB_MpiOp_MPI_SSEND, buf, count, type, dest, tag, comm);
+}
+
+typedef int (*recv_fn)(void *, int, mpi_h, int, int, mpi_h, mpi_status *);
+MPI_HOOK(int, MPI_Recv, (void *buf, int count, mpi_h type, int source, int tag, mpi_h comm, mpi_status *st)) {
+    PMPI_REAL(recv_fn, MPI_Recv);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(buf, count, type, source, tag, comm, st);
+    mpi_status own;
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = st == NULL && open_mpi ? &own : st; /* Open MPI's MPI_STATUS_IGNORE is NULL */
+    int r = real(buf, count, type, source, tag, comm, s);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_RECV, comm);
+    m.peer = mpi_world_rank_of(comm, source);
+    m.tag = tag;
+    if (r == 0 && open_mpi) {
+        m.peer = mpi_world_rank_of(comm, s->source);
+        m.tag = s->tag;
+        m.bytes = mpi_received_bytes(s, type);
+        m.device_buffer = mpi_device_memory(buf);
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*isend_fn)(const void *, int, mpi_h, int, int, mpi_h, mpi_h *);
+MPI_HOOK(int, MPI_Isend, (const void *buf, int count, mpi_h type, int dest, int tag, mpi_h comm, mpi_h *req)) {
+    PMPI_REAL(isend_fn, MPI_Isend);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(buf, count, type, dest, tag, comm, req);
+    int r = real(buf, count, type, dest, tag, comm, req);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_ISEND, comm);
+    m.tag = tag;
+    if (r == 0) {
+        m.peer = mpi_world_rank_of(comm, dest);
+        m.bytes = mpi_bytes(count, type);
+        m.device_buffer = mpi_device_memory(buf);
+        if (mpi_usable()) m.request = mpi_request_started(*req, false, comm, type);
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*irecv_fn)(void *, int, mpi_h, int, int, mpi_h, mpi_h *);
+MPI_HOOK(int, MPI_Irecv, (void *buf, int count, mpi_h type, int source, int tag, mpi_h comm, mpi_h *req)) {
+    PMPI_REAL(irecv_fn, MPI_Irecv);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(buf, count, type, source, tag, comm, req);
+    int r = real(buf, count, type, source, tag, comm, req);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_IRECV, comm);
+    m.tag = tag;
+    if (r == 0) {
+        m.peer = mpi_world_rank_of(comm, source);
+        m.bytes = mpi_bytes(count, type); /* the buffer's size; the completion says what came */
+        m.device_buffer = mpi_device_memory(buf);
+        if (mpi_usable()) {
+            mpi_world_rank_of(comm, 0); /* caches the communicator's members for the completion */
+            m.request = mpi_request_started(*req, true, comm, type);
+        }
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*sendrecv_fn)(const void *, int, mpi_h, int, int, void *, int, mpi_h, int, int, mpi_h, mpi_status *);
+MPI_HOOK(int, MPI_Sendrecv, (const void *sbuf, int scount, mpi_h stype, int dest, int stag, void *rbuf,
+                             int rcount, mpi_h rtype, int source, int rtag, mpi_h comm, mpi_status *st)) {
+    PMPI_REAL(sendrecv_fn, MPI_Sendrecv);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
+    mpi_status own;
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    int r = real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, s);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_SENDRECV, comm);
+    m.tag = stag;
+    m.recv_tag = rtag;
+    if (r == 0 && open_mpi) {
+        m.peer = mpi_world_rank_of(comm, dest);
+        m.bytes = mpi_bytes(scount, stype);
+        m.device_buffer = mpi_device_memory(sbuf);
+        m.recv_peer = mpi_world_rank_of(comm, s->source);
+        m.recv_tag = s->tag;
+        m.recv_bytes = mpi_received_bytes(s, rtype);
+        m.recv_device_buffer = mpi_device_memory(rbuf);
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+/* --- completions ----------------------------------------------------------------------------- */
+
+#define MAX_TRACKED 256 /* requests per Waitall whose completions are recorded */
+
+/* The completion of request `h`, if the trace saw it start. */
+static bool completion(mpi_h h, const mpi_status *s, enc_mpi_completion *out) {
+    mpi_request q;
+    if (!mpi_request_done(h, &q)) return false;
+    *out = (enc_mpi_completion){.request = q.number, .receive = q.receive};
+    if (q.receive && s != NULL) {
+        out->source = mpi_world_rank_of(q.comm, s->source);
+        out->tag = s->tag;
+        out->bytes = mpi_received_bytes(s, q.type);
+    }
+    return true;
+}
+
+typedef int (*wait_fn)(mpi_h *, mpi_status *);
+MPI_HOOK(int, MPI_Wait, (mpi_h *req, mpi_status *st)) {
+    PMPI_REAL(wait_fn, MPI_Wait);
+    at_call c;
+    if (req == NULL || !AT_ENTER(&c, 0)) return real(req, st);
+    mpi_h h = *req;
+    mpi_status own;
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    int r = real(req, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_WAIT, .rank = mpi_world_rank()};
+    enc_mpi_completion done;
+    if (open_mpi && completion(h, r == 0 ? s : NULL, &done)) {
+        m.completed = &done;
+        m.ncompleted = 1;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*waitall_fn)(int, mpi_h *, mpi_status *);
+MPI_HOOK(int, MPI_Waitall, (int count, mpi_h *reqs, mpi_status *sts)) {
+    PMPI_REAL(waitall_fn, MPI_Waitall);
+    at_call c;
+    if (count <= 0 || count > MAX_TRACKED || reqs == NULL || !AT_ENTER(&c, 0)) return real(count, reqs, sts);
+    mpi_h handles[MAX_TRACKED];
+    memcpy(handles, reqs, (size_t)count * sizeof(mpi_h));
+    mpi_status own[MAX_TRACKED];
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = sts == NULL && open_mpi ? own : sts; /* MPI_STATUSES_IGNORE */
+    int r = real(count, reqs, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_WAITALL, .rank = mpi_world_rank()};
+    enc_mpi_completion done[MAX_TRACKED];
+    uint32_t n = 0;
+    for (int i = 0; open_mpi && i < count; i++) {
+        if (completion(handles[i], r == 0 ? &s[i] : NULL, &done[n])) n++;
+    }
+    m.completed = done;
+    m.ncompleted = n;
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*waitany_fn)(int, mpi_h *, int *, mpi_status *);
+MPI_HOOK(int, MPI_Waitany, (int count, mpi_h *reqs, int *index, mpi_status *st)) {
+    PMPI_REAL(waitany_fn, MPI_Waitany);
+    at_call c;
+    if (count <= 0 || count > MAX_TRACKED || reqs == NULL || index == NULL || !AT_ENTER(&c, 0)) {
+        return real(count, reqs, index, st);
+    }
+    mpi_h handles[MAX_TRACKED];
+    memcpy(handles, reqs, (size_t)count * sizeof(mpi_h));
+    mpi_status own;
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    int r = real(count, reqs, index, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_WAITANY, .rank = mpi_world_rank()};
+    enc_mpi_completion done;
+    if (open_mpi && r == 0 && *index >= 0 && *index < count && completion(handles[*index], s, &done)) {
+        m.completed = &done;
+        m.ncompleted = 1;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*test_fn)(mpi_h *, int *, mpi_status *);
+MPI_HOOK(int, MPI_Test, (mpi_h *req, int *flag, mpi_status *st)) {
+    PMPI_REAL(test_fn, MPI_Test);
+    at_call c;
+    if (req == NULL || flag == NULL || !AT_ENTER(&c, 0)) return real(req, flag, st);
+    mpi_h h = *req;
+    mpi_status own;
+    bool open_mpi = mpi_world() != NULL;
+    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    int r = real(req, flag, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_TEST, .rank = mpi_world_rank()};
+    enc_mpi_completion done;
+    if (open_mpi && r == 0 && *flag && completion(h, s, &done)) {
+        m.completed = &done;
+        m.ncompleted = 1;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
