@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "encode.h"
+#include "init.h"
 #include "pbwire.h"
 
 #define AT_TLS __attribute__((tls_model("initial-exec")))
@@ -114,8 +115,11 @@ typedef struct {
 
 /* A gap between two API calls of a thread, or a call, longer than this gets the thread's CPU time
  * read at its end (at the next call's entry) or at the call's exit, so that the consumer can tell
- * host compute from time the thread spent off the CPU (a loaded capturing machine's noise). */
-#define AT_CPU_GAP_NS 100000ull
+ * host compute from time the thread spent off the CPU (a loaded capturing machine's noise). On
+ * the simulated runtime every gap and call gets it: there the host time between calls is all the
+ * projection takes from the capturing machine, a few microseconds a loaded machine can double,
+ * and a read (a system call) costs nothing a GPU's timing would feel. */
+#define AT_CPU_GAP_NS (at_cfg.simulated ? 0ull : 100000ull)
 
 typedef struct {
     pbw w;
