@@ -155,6 +155,10 @@ public final class ReplayResult {
         breakdown.merge(s.klass(), s.endNs() - s.startNs(), Double::sum);
       }
     }
+    String[] names = new String[links.resources()];
+    for (int r = 0; r < names.length; r++) {
+      names[r] = resourceName(links, r);
+    }
     List<LinkUse> uses = new ArrayList<>();
     if (o.samples()) {
       for (int r = 0; r < links.resources(); r++) {
@@ -162,13 +166,7 @@ public final class ReplayResult {
         if (pts.stream().noneMatch(x -> x[1] > 0)) {
           continue;
         }
-        if (links.isMemory(r)) {
-          uses.add(new LinkUse(links.memoryOf(r).id() + " memory", pts));
-          continue;
-        }
-        Node.Link l = links.links().get(r / 2);
-        boolean forward = r % 2 == 0;
-        uses.add(new LinkUse(forward ? l.a() + "->" + l.b() : l.b() + "->" + l.a(), pts));
+        uses.add(new LinkUse(names[r], pts));
       }
     }
     ReplayResult r = new ReplayResult(p, node, o, ops, calls, makespan, path, breakdown,
@@ -176,7 +174,58 @@ public final class ReplayResult {
     r.peakBwNs = t.peakBwNs;
     r.boeNs = t.boeNs;
     r.events = tl.events();
+    r.resourceNames = names;
+    r.resources = t.resources;
+    r.flowStart = t.flowStart;
+    r.gpuOf = t.gpuOf;
+    r.peerGpuOf = t.peerGpuOf;
     return r;
+  }
+
+  /** A resource of the link-sharing model as people name it: {@code cpu0->gpu0}, {@code cpu0 memory}. */
+  private static String resourceName(Links links, int r) {
+    if (links.isMemory(r)) {
+      return links.memoryOf(r).id() + " memory";
+    }
+    Node.Link l = links.links().get(r / 2);
+    return r % 2 == 0 ? l.a() + "->" + l.b() : l.b() + "->" + l.a();
+  }
+
+  private String[] resourceNames;
+  private int[][] resources;
+  private double[] flowStart;
+  private int[] gpuOf;
+  private int[] peerGpuOf;
+
+  /** The node's GPU (its index in the node's GPUs) an operation ran on, a GPU-to-GPU copy's source; -1: the host. */
+  public int gpu(int op) {
+    return gpuOf[op];
+  }
+
+  /** A GPU-to-GPU copy's destination GPU on the node (else as {@link #gpu(int)}). */
+  public int peerGpu(int op) {
+    return peerGpuOf[op];
+  }
+
+  /**
+   * What a copy's bytes crossed, as {@link #linkUse()} names it: each link direction of its route
+   * ({@code cpu0->gpu0}) and each host memory ({@code cpu0 memory}); empty for an operation that
+   * crossed none (kernels, memsets, copies kept at their measured times).
+   */
+  public List<String> route(int op) {
+    if (Double.isNaN(flowStart[op]) || resources[op] == null) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(resources[op].length);
+    for (int r : resources[op]) {
+      out.add(resourceNames[r]);
+    }
+    return out;
+  }
+
+  /** When a copy's bytes started to cross its route (its fixed part over), ns; NaN when they crossed none. */
+  public double flowStartNs(int op) {
+    return flowStart[op];
   }
 
   public ReplayProgram program() {
