@@ -78,6 +78,17 @@ class ReportPageTest {
   }
 
   @Test
+  void theSameReplayGivesTheSamePageByteForByte() throws Exception {
+    StringWriter a = new StringWriter();
+    StringWriter b = new StringWriter();
+    for (StringWriter w : List.of(a, b)) {
+      List<ReplayResult> results = replay(program(4 << 20), "ac922", "dgx1");
+      HtmlReport.write(ReportPage.of(results, ReplayJson.of(results, "t.apptrace"), List.of(), null), w);
+    }
+    assertThat(b.toString()).isEqualTo(a.toString());
+  }
+
+  @Test
   void theWhatIfTableIsTheListItIsGivenAndSaysSoWhenItIsEmpty() throws Exception {
     List<ReplayResult> results = replay(program(1 << 20), "dgx1");
     ObjectNode json = ReplayJson.of(results, "t.apptrace");
