@@ -20,8 +20,8 @@ public record ReportData(String trace, List<NodeSummary> nodes, List<Comparison>
    *
    * @param measuredMakespanNs the trace's measured makespan, -1 when it measured nothing on a GPU
    * @param breakdownNs the critical path by category, in the order the bars show them: kernels,
-   *     memsets, each copy kind ({@code copies pinned_h2d}, ...; or {@code copies} when the kinds
-   *     are not given), calls, host, idle; they add up to the makespan
+   *     memsets, each copy kind on the path ({@code copies pinned_h2d}, ...; or {@code copies} when
+   *     the kinds are not given), calls, host, idle; they add up to the makespan
    */
   public record NodeSummary(String node, long makespanNs, long measuredMakespanNs, double speedupOverFirst,
       Map<String, Long> breakdownNs, List<String> advice, List<String> notes) {
@@ -82,9 +82,10 @@ public record ReportData(String trace, List<NodeSummary> nodes, List<Comparison>
     JsonNode kinds = b.path("copies_by_kind");
     if (kinds.size() > 0) {
       kinds.fields().forEachRemaining(e -> out.put("copies " + e.getKey(), e.getValue().asLong()));
-    } else {
+    } else if (b.path("copies").asLong() > 0) {
       out.put("copies", b.path("copies").asLong());
-    }
+    } // else no copy is on the path: the other nodes' copy kinds stand for "copies" in the table
+
     for (String k : List.of("calls", "host", "idle")) {
       out.put(k, b.path(k).asLong());
     }
