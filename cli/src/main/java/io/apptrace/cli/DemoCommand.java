@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  * {@code apptrace demo}: the main job on built-in defaults. Builds the bundled example CUDA
  * program with nvcc, captures it on the simulated device, prints its statistics, builds and
  * summarizes its dependence graph (written as GraphML beside the trace), and replays it on two
- * bundled nodes.
+ * bundled nodes (a Perfetto timeline and an HTML report beside the trace).
  */
 @Command(
     name = "demo",
@@ -119,6 +119,10 @@ final class DemoCommand implements Callable<Integer> {
         out.println("advice on " + DEMO_NODES.get(0) + ": " + a);
       }
       out.println("apptrace demo: the projected timelines are in " + timeline + " (open it at ui.perfetto.dev)");
+      Path report = dir.resolve(EXAMPLE + "-report.html");
+      ReportCommand.write(report, results, trace.toString(), roi.summary(whole, prog), List.of(),
+          spec.commandLine().getOut());
+      out.println("apptrace demo: the report is " + report + " (open it in a browser)");
     } catch (TraceException | io.apptrace.node.NodeFileException | io.apptrace.replay.ReplayException
         | io.apptrace.replay.RegionOfInterest.NotFound e) {
       throw new IllegalStateException("the demo's replay failed", e);

@@ -24,7 +24,7 @@ public final class Main {
    * that one (startup is part of {@code apptrace model}'s budget, docs/BENCHMARKS.md).
    */
   private static final java.util.List<String> COMMANDS = java.util.List.of("help", "run", "import", "stats", "graph",
-      "replay", "nodes", "gpus", "model", "topo", "validate", "calibrate", "dump", "demo");
+      "replay", "report", "nodes", "gpus", "model", "topo", "validate", "calibrate", "dump", "demo");
 
   private static Object command(String name) {
     return switch (name) {
@@ -34,6 +34,7 @@ public final class Main {
       case "stats" -> new StatsCommand();
       case "graph" -> new GraphCommand();
       case "replay" -> new ReplayCommand();
+      case "report" -> new ReportCommand();
       case "nodes" -> new NodesCommand();
       case "gpus" -> new GpusCommand();
       case "model" -> new ModelCommand();

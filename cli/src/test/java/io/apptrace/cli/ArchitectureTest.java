@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * The packages show how data flows: trace -> capture | imports -> graph -> node/cost/validate ->
- * replay -> cli, with topo and calibrate beside node as the producers of node files. A package
+ * replay -> report -> cli, with topo and calibrate beside node as the producers of node files. A package
  * uses only the layers its row names (all of them earlier in the flow), and no packages depend
  * on each other in a cycle, whatever the chain. Every apptrace package has a row: a new one must
  * be placed in the flow before it builds. The main classes of every module are checked; tests may
@@ -36,7 +36,8 @@ class ArchitectureTest {
       layer("producers", "topo calibrate",                "trace node cost"),
       layer("validate",  "validate",                      "trace graph node cost"),
       layer("replay",    "replay",                        "trace graph node cost validate"),
-      layer("cli",       "cli",                           "trace capture imports graph node cost producers validate replay"));
+      layer("report",    "report",                        "trace graph node cost replay"),
+      layer("cli",       "cli",                           "trace capture imports graph node cost producers validate replay report"));
 
   @ArchTest
   static final ArchRule packagesDependOnlyOnEarlierLayersOfTheFlow = flow();

@@ -42,6 +42,9 @@ class DemoCommandTest {
         .contains("region of interest: from 'cudaEventRecord#1' to 'cudaEventSynchronize'")
         .contains("advice on ac922: copy/compute pipeline on gpu0 over 4 streams");
     assertThat(Files.isRegularFile(tmp.resolve("pipeline-replay.json"))).isTrue();
+    // and the report to look at, said where it is
+    assertThat(r.out()).contains("apptrace demo: the report is " + tmp.resolve("pipeline-report.html"));
+    assertThat(tmp.resolve("pipeline-report.html")).isRegularFile();
   }
 
   /**

@@ -45,6 +45,8 @@ final class OpTable {
   final double[] ready;
   final double[] start;
   final double[] end;
+  /** When a copy's bytes started to cross its links (its fixed part over); NaN for what crossed none. */
+  final double[] flowStart;
   /** When a host thread waiting for it may go on: its end, or earlier (a pageable copy's source staged). */
   final double[] release;
   final int[] engineOf;
@@ -77,6 +79,7 @@ final class OpTable {
     ready = new double[size];
     start = nans(size);
     end = nans(size);
+    flowStart = nans(size);
     release = nans(size);
     engineOf = new int[size];
     Arrays.fill(engineOf, -1);

@@ -77,11 +77,6 @@ public final class ReplayResult {
     this.engineBusy = engineBusy;
   }
 
-  private static String linkName(Links links, int r) {
-    Node.Link l = links.links().get(r / 2);
-    return r % 2 == 0 ? l.a() + "->" + l.b() : l.b() + "->" + l.a();
-  }
-
   private Map<String, Double> linkBusy = Map.of();
 
   /**
@@ -181,17 +176,20 @@ public final class ReplayResult {
         breakdown.merge(s.klass(), s.endNs() - s.startNs(), Double::sum);
       }
     }
+    String[] names = new String[links.resources()];
+    for (int r = 0; r < names.length; r++) {
+      names[r] = resourceName(links, r);
+    }
     List<LinkUse> uses = new ArrayList<>();
     Map<String, Double> linkBusy = new TreeMap<>();
     for (int r = 0; r < links.resources(); r++) {
-      String name = links.isMemory(r) ? links.memoryOf(r).id() + " memory" : linkName(links, r);
       if (links.busyNs(r) > 0) {
-        linkBusy.put(name, links.busyNs(r));
+        linkBusy.put(names[r], links.busyNs(r));
       }
       if (o.samples()) {
         List<double[]> pts = links.samples(r);
         if (pts.stream().anyMatch(x -> x[1] > 0)) {
-          uses.add(new LinkUse(name, pts));
+          uses.add(new LinkUse(names[r], pts));
         }
       }
     }
@@ -201,7 +199,58 @@ public final class ReplayResult {
     r.boeNs = t.boeNs;
     r.events = tl.events();
     r.linkBusy = Collections.unmodifiableMap(linkBusy);
+    r.resourceNames = names;
+    r.resources = t.resources;
+    r.flowStart = t.flowStart;
+    r.gpuOf = t.gpuOf;
+    r.peerGpuOf = t.peerGpuOf;
     return r;
+  }
+
+  /** A resource of the link-sharing model as people name it: {@code cpu0->gpu0}, {@code cpu0 memory}. */
+  private static String resourceName(Links links, int r) {
+    if (links.isMemory(r)) {
+      return links.memoryOf(r).id() + " memory";
+    }
+    Node.Link l = links.links().get(r / 2);
+    return r % 2 == 0 ? l.a() + "->" + l.b() : l.b() + "->" + l.a();
+  }
+
+  private String[] resourceNames;
+  private int[][] resources;
+  private double[] flowStart;
+  private int[] gpuOf;
+  private int[] peerGpuOf;
+
+  /** The node's GPU (its index in the node's GPUs) an operation ran on, a GPU-to-GPU copy's source; -1: the host. */
+  public int gpu(int op) {
+    return gpuOf[op];
+  }
+
+  /** A GPU-to-GPU copy's destination GPU on the node (else as {@link #gpu(int)}). */
+  public int peerGpu(int op) {
+    return peerGpuOf[op];
+  }
+
+  /**
+   * What a copy's bytes crossed, as {@link #linkUse()} names it: each link direction of its route
+   * ({@code cpu0->gpu0}) and each host memory ({@code cpu0 memory}); empty for an operation that
+   * crossed none (kernels, memsets, copies kept at their measured times).
+   */
+  public List<String> route(int op) {
+    if (Double.isNaN(flowStart[op]) || resources[op] == null) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(resources[op].length);
+    for (int r : resources[op]) {
+      out.add(resourceNames[r]);
+    }
+    return out;
+  }
+
+  /** When a copy's bytes started to cross its route (its fixed part over), ns; NaN when they crossed none. */
+  public double flowStartNs(int op) {
+    return flowStart[op];
   }
 
   public ReplayProgram program() {

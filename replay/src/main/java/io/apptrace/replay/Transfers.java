@@ -44,6 +44,7 @@ final class Transfers {
   void fixedPartOver(int i) {
     if (t.bytes[i] > 0 && t.maxRate[i] < Double.POSITIVE_INFINITY) {
       t.state[i] = OpState.FLOWING;
+      t.flowStart[i] = clock.now();
       double milestone = t.ops[i].synchronous() && t.ops[i].transfer() == TransferKind.PAGEABLE_H2D
           ? Math.min(t.bytes[i], stagingChunkBytes) : 0;
       links.start(i, t.resources[i], t.factors[i], t.maxRate[i], t.bytes[i], milestone, clock.now());

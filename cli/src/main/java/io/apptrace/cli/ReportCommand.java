@@ -1,0 +1,138 @@
+package io.apptrace.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.apptrace.graph.DvdgBuilder;
+import io.apptrace.node.Node;
+import io.apptrace.node.NodeFileException;
+import io.apptrace.node.NodeOverride;
+import io.apptrace.node.NodeOverrideException;
+import io.apptrace.replay.ProgramBuilder;
+import io.apptrace.replay.RegionOfInterest;
+import io.apptrace.replay.ReplayException;
+import io.apptrace.replay.ReplayJson;
+import io.apptrace.replay.ReplayProgram;
+import io.apptrace.replay.ReplayResult;
+import io.apptrace.replay.Replayer;
+import io.apptrace.report.HtmlReport;
+import io.apptrace.report.ReportPage;
+import io.apptrace.report.WhatIf;
+import io.apptrace.trace.TraceException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code apptrace report FILE --node NODE [--node NODE2 ...] -o OUT.html}. */
+@Command(
+    name = "report",
+    header = "Writes a replay on node models as one HTML page to look at.",
+    description =
+        "Replays a trace on each node as 'apptrace replay' does and writes one self-contained HTML file"
+            + " (it opens offline): the makespans and critical-path breakdowns, each node's projected timeline"
+            + " beside the measured one (zoom and pan), the copies' bandwidth against the transfer model, the"
+            + " what-ifs and the advice. Its numbers are those of 'apptrace replay --json' with the same options."
+            + " See docs/REPORT.md.")
+final class ReportCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "FILE", description = "A trace (.apptrace).")
+  Path file;
+
+  @Option(names = "--node", required = true, paramLabel = "NODE",
+      description = "A bundled node (see 'apptrace nodes') or a node file; repeat to compare nodes.")
+  List<String> nodes;
+
+  @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT.html",
+      description = "The HTML file to write ('-': standard output).")
+  Path output;
+
+  @Option(names = "--keep-measured", description = "Keep what the trace measured on its GPU, as 'apptrace replay"
+      + " --keep-measured' does.")
+  boolean keepMeasured;
+
+  @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a node-file field for this replay"
+      + " (docs/NODE-FORMAT.md); applies to every node.")
+  List<String> sets = new ArrayList<>();
+
+  @Mixin RegionOptions regionOptions;
+
+  @Override
+  public Integer call() throws java.io.IOException {
+    Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
+    if (unreadable.isPresent()) {
+      throw new UserException("cannot read " + file + ": " + unreadable.get());
+    }
+    List<NodeOverride> overrides = new ArrayList<>();
+    for (String s : sets) {
+      try {
+        overrides.add(NodeOverride.parse(s));
+      } catch (NodeOverrideException e) {
+        throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
+      }
+    }
+    ExportFile.check(output);
+    List<Node> targets = new ArrayList<>();
+    for (String n : nodes) {
+      targets.add(Nodes.resolve(n, overrides));
+    }
+    ReplayProgram program;
+    try {
+      program = ProgramBuilder.of(DvdgBuilder.build(file, true));
+    } catch (TraceException e) {
+      throw new UserException(e.getMessage());
+    }
+    String region = null;
+    Optional<RegionOfInterest> roi = regionOptions.region(program);
+    if (roi.isPresent()) {
+      ReplayProgram cut = roi.get().cut(program);
+      region = roi.get().summary(program, cut);
+      program = cut;
+    }
+    Replayer.Options options = Replayer.Options.defaults().withKeepMeasured(keepMeasured);
+    List<ReplayResult> results = new ArrayList<>();
+    for (Node n : targets) {
+      try {
+        results.add(Replayer.replay(program, n, options));
+      } catch (ReplayException | NodeFileException e) {
+        throw new UserException(n.name() + ": " + e.getMessage());
+      }
+    }
+    PrintWriter out = ExportFile.stdout(output) ? spec.commandLine().getErr() : spec.commandLine().getOut();
+    write(output, results, file.toString(), region, List.of(), spec.commandLine().getOut());
+    if (!ExportFile.stdout(output)) {
+      out.println("apptrace report: wrote " + output + " (open it in a browser; it needs no network)");
+    }
+    out.flush();
+    return ExitCodes.OK;
+  }
+
+  /**
+   * Writes the report of {@code results} to OUT as every export is written ({@link ExportFile}):
+   * whole or not at all, never through a symbolic link.
+   *
+   * @param region the region of interest's summary, or null
+   * @param stdout where OUT {@code -} goes
+   */
+  static void write(Path out, List<ReplayResult> results, String trace, String region, List<WhatIf> whatIfs,
+      PrintWriter stdout) {
+    ObjectNode json = ReplayJson.of(results, trace, 0);
+    if (region != null) {
+      json.put("region", region);
+    }
+    ReportPage page;
+    try {
+      page = ReportPage.of(results, json, whatIfs, region);
+    } catch (NodeFileException e) {
+      throw new UserException(e.getMessage());
+    }
+    ExportFile.writeText(out, w -> HtmlReport.write(page, w), stdout);
+  }
+}
