@@ -64,6 +64,8 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin RegionOptions regionOptions;
 
+  @Mixin WhatIfOptions whatIf;
+
   @Override
   public Integer call() throws java.io.IOException {
     Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
@@ -83,12 +85,19 @@ final class ReportCommand implements Callable<Integer> {
     for (String n : nodes) {
       targets.add(Nodes.resolve(n, overrides));
     }
+    whatIf.parsed();
     ReplayProgram program;
+    io.apptrace.replay.ProgramValues values = null;
     try {
-      program = ProgramBuilder.of(DvdgBuilder.build(file, true));
+      io.apptrace.graph.Dvdg g = DvdgBuilder.build(file, true);
+      program = ProgramBuilder.of(g);
+      if (whatIf.any()) {
+        values = io.apptrace.replay.ProgramValues.of(g);
+      }
     } catch (TraceException e) {
       throw new UserException(e.getMessage());
     }
+    ReplayProgram whole = program;
     String region = null;
     Optional<RegionOfInterest> roi = regionOptions.region(program);
     if (roi.isPresent()) {
@@ -105,8 +114,19 @@ final class ReportCommand implements Callable<Integer> {
         throw new UserException(n.name() + ": " + e.getMessage());
       }
     }
+    List<WhatIf> whatIfs = new ArrayList<>();
+    if (values != null) {
+      List<io.apptrace.replay.WhatIfs.Outcome> outcomes;
+      try {
+        outcomes = whatIf.run(whole, values, results, p -> roi.isPresent() ? roi.get().cut(p) : p);
+      } catch (ReplayException | NodeFileException e) {
+        throw new UserException("--what-if: " + e.getMessage());
+      }
+      whatIfs.add(new WhatIf(String.join(" + ", whatIf.whatIfs), outcomes.stream().map(o -> new WhatIf.NodeResult(
+          o.node(), o.beforeNs(), o.afterNs())).toList()));
+    }
     PrintWriter out = ExportFile.stdout(output) ? spec.commandLine().getErr() : spec.commandLine().getOut();
-    write(output, results, file.toString(), region, List.of(), spec.commandLine().getOut());
+    write(output, results, file.toString(), region, whatIfs, spec.commandLine().getOut());
     if (!ExportFile.stdout(output)) {
       out.println("apptrace report: wrote " + output + " (open it in a browser; it needs no network)");
     }
