@@ -84,6 +84,8 @@ public final class DvdgBuilder {
     final Map<Integer, SourceGpu> gpus = new java.util.TreeMap<>();
     /** Pointers copied into device variables (cudaMemcpyToSymbol). */
     final SymbolPointers symbolPointers = new SymbolPointers();
+    /** Its executable CUDA graphs. */
+    final GraphExecutables graphs = new GraphExecutables();
 
     Proc(int pid) {
       this.pid = pid;
@@ -312,6 +314,10 @@ public final class DvdgBuilder {
           ops.resources(op, g.resources());
         }
       }
+    } else if (((GraphEvent.Other) ev).record().event().hasGraphLaunch()) {
+      if (succeeded(c)) {
+        graphLaunch(t, c, ((GraphEvent.Other) ev).record().event().getGraphLaunch());
+      }
     } else if (((GraphEvent.Other) ev).record().event().hasPrefetch()) {
       if (succeeded(c)) {
         prefetch(t, c, ((GraphEvent.Other) ev).record().event().getPrefetch());
@@ -362,6 +368,11 @@ public final class DvdgBuilder {
         }
       }
       case SYMBOL -> symbol(r.pid(), p, e);
+      case GRAPH_EXEC -> {
+        if (ok) {
+          p.graphs.accept(e.getGraphExec());
+        }
+      }
       case STREAM -> stream(p, e, ok);
       case EVENT -> event(p, r, e, ok);
       case SYNC -> {
@@ -397,6 +408,12 @@ public final class DvdgBuilder {
     int name = apiName(c);
     long entry = c.entryNs();
     long dur = c.durationNs();
+    if (pendingGraphLaunch >= 0) {
+      calls.add(thread, CallLog.Type.GRAPH_LAUNCH, entry, dur, pendingGraphLaunch,
+          callStream(c.pid(), pendingGraphStream), name);
+      pendingGraphLaunch = -1;
+      return;
+    }
     if (ops.size() > opsBefore) {
       calls.add(thread, CallLog.Type.OP, entry, dur, ops.size() - 1, callStream(c.pid(), lastOpStream), name);
       return;
@@ -922,6 +939,66 @@ public final class DvdgBuilder {
     }
   }
 
+  // ---- CUDA graphs ----
+
+  private final GraphLaunchTable graphLaunches = new GraphLaunchTable();
+  /** The launch the event being processed made, for the call log (-1: none), and its stream. */
+  private int pendingGraphLaunch = -1;
+  private HappensBefore.Stream pendingGraphStream;
+
+  /**
+   * A CUDA graph launch: each of its kernel, memcpy and memset nodes is an operation on the launch
+   * stream, issued by the launch call, with the values it reads and writes as for stream work.
+   * The graph's edges order them in the replay ({@link GraphLaunchTable}); here they are issued in
+   * an order that respects them, one after the other on the stream, so that the launch is ordered
+   * against the stream's other work as a kernel is (races between the graph's parallel branches
+   * are not looked for). A launch into a stream being captured is a node of that capture, not work.
+   */
+  private void graphLaunch(HostThread t, GraphEvent.Call call, io.apptrace.proto.GraphLaunch gl) {
+    pendingGraphLaunch = -1;
+    if (gl.getCaptureId() != 0) {
+      return;
+    }
+    GraphExecutables.Plan plan = t.proc.graphs.plan(gl.getExec());
+    if (plan == null) {
+      graphLaunches.undescribed();
+      warnings.add("launch of a CUDA graph whose nodes were not recorded", "cudaGraphLaunch(0x"
+          + Long.toHexString(gl.getExec()) + ")");
+      return;
+    }
+    int device = t.device;
+    if (gl.getDevice() >= 0) {
+      t.device = gl.getDevice();
+    }
+    int[] opIds = new int[plan.nodes().size()];
+    for (int i = 0; i < opIds.length; i++) {
+      io.apptrace.proto.GraphNode n = plan.nodes().get(i);
+      GraphEvent.Call nc = new GraphEvent.Call(call.pid(), call.tid(), Api.API_OTHER_VALUE,
+          n.getKind() == io.apptrace.proto.GraphNodeKind.GRAPH_MEMCPY ? "graph memcpy node" : "graph memset node",
+          0, call.entryNs(), call.durationNs(), 0, call.callSite());
+      GraphEvent ev = GraphEvent.ofGraphNode(nc, n, gl.getStream());
+      int before = ops.size();
+      if (ev instanceof GraphEvent.CopyCall k) {
+        copy(t, nc, k);
+      } else if (ev instanceof GraphEvent.MemsetCall m) {
+        memset(t, nc, m);
+      } else if (ev instanceof GraphEvent.LaunchCall l) {
+        launch(t, nc, l);
+      }
+      opIds[i] = ops.size() > before ? ops.size() - 1 : -1;
+    }
+    t.device = device;
+    int[][] waits = new int[opIds.length][];
+    for (int i = 0; i < opIds.length; i++) {
+      waits[i] = java.util.Arrays.stream(plan.waitsFor()[i]).map(k -> opIds[k]).filter(op -> op >= 0).toArray();
+    }
+    int index = graphLaunches.add(new GraphLaunchTable.Launch(gl.getExec(), opIds, waits));
+    if (calls != null) {
+      pendingGraphLaunch = index;
+      pendingGraphStream = streamOf(t, call.api(), gl.getStream());
+    }
+  }
+
   /** The graph; the builder cannot be used afterwards. */
   public Dvdg build() {
     if (built) {
@@ -944,6 +1021,12 @@ public final class DvdgBuilder {
     if (calls != null) {
       calls.trim();
     }
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, null, calls, kernels);
+    int executables = 0;
+    for (Proc p : procs.values()) {
+      executables += p.graphs.described();
+    }
+    graphLaunches.executables(executables);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, null, calls, kernels,
+        graphLaunches);
   }
 }
