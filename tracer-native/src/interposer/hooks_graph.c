@@ -140,6 +140,7 @@ typedef struct {
     cudaGraphExec_t exec;
     uint32_t nodes, edges, not_recorded;
     bool count_only;
+    bool replace; /* the nodes replace those of the same id (one node changed) */
 } walk;
 
 static int node_kind(enum cudaGraphNodeType t) {
@@ -277,7 +278,7 @@ static void walk_node(walk *wk, cudaGraphNode_t n, uint64_t parent, int depth) {
         unsigned on = 1;
         if (ok(enabled(wk->exec, n, &on))) m.disabled = on == 0;
     }
-    emit_node(wk, &m, false, NULL, cudaSuccess);
+    emit_node(wk, &m, wk->replace, NULL, cudaSuccess);
     if (child != NULL) {
         enc_graph_node end = {.id = m.id + 1, .parent = parent, .kind = PB_GraphNodeKind_GRAPH_EMPTY};
         walk_graph(wk, child, m.id, depth + 1);
@@ -516,7 +517,7 @@ APPTRACE_HOOK(cudaGraphNodeSetEnabled, cudaError_t, (cudaGraphExec_t hGraphExec,
         return real_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     cudaError_t r = real_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     /* the node as the graph has it, disabled or not */
-    walk wk = {.exec = hGraphExec};
+    walk wk = {.exec = hGraphExec, .replace = true};
     at_event e;
     if (r == cudaSuccess && no_error_pending() && at_begin(&e, &c, (int)r)) {
         enc_graph_exec h = {.exec = (uint64_t)(uintptr_t)hGraphExec, .part = true, .replace = true,

@@ -88,6 +88,14 @@ class EncoderConformanceTest {
     assertThat(allocs).hasSize(2);
     assertThat(allocs.get(1).hasNumaNode()).as("an optional field set to 0 is present").isTrue();
     assertThat(allocs.get(1).getNumaNode()).isZero();
+    io.apptrace.proto.GraphExec graph = find(trace, Event.BodyCase.GRAPH_EXEC).getGraphExec();
+    assertThat(graph.getNodesCount()).isEqualTo(1);
+    checkFields(graph.getNodes(0));
+    checkFields(graph.getEdges(0));
+    // a node's parameters are written by the same encoders as the calls' bodies
+    checkFields(graph.getNodes(0).getCopy());
+    checkFields(graph.getNodes(0).getMemset());
+    checkFields(graph.getNodes(0).getLaunch());
     KernelInfo info = find(trace, Event.BodyCase.KERNEL_INFO).getKernelInfo();
     assertThat(info.getParamsCount()).isEqualTo(2);
     checkFields(info.getParams(0));

@@ -1,0 +1,72 @@
+package io.apptrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CUDA graphs end to end (docs/CAPTURE.md, "CUDA graphs"): tests/cuda/cuda_graphs.cu, in the
+ * manner of the CUDA sample simpleCudaGraphs, builds one graph by stream capture and one with the
+ * graph API, clones the second, and launches each executable graph five times. Captured on the
+ * simulated device (CaptureGraphsTest checks it behaves as untraced), every launch becomes its
+ * nodes' work.
+ */
+class CudaGraphsCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path tmp;
+  static Path trace;
+  static Cli run;
+
+  @BeforeAll
+  static void capture() {
+    trace = tmp.resolve("graphs.apptrace");
+    run = Cli.run("run", "--sim", "-q", "-o", trace.toString(), Cli.cudaTest("cuda_graphs"));
+  }
+
+  @Test
+  void theCaptureSucceeds() {
+    assertThat(run.exit()).as(run.err()).isZero();
+  }
+
+  /** Three executable graphs of 8 nodes, 15 launches; the 7 copies, memsets and kernels captured are not work. */
+  @Test
+  void statsCountGraphsNodesAndLaunchesExactly() throws Exception {
+    JsonNode g = JSON.readTree(Cli.run("stats", trace.toString(), "--json").out()).path("totals").path("cuda_graphs");
+    assertThat(g.path("executable_graphs").asLong()).isEqualTo(3);
+    assertThat(g.path("launches").asLong()).isEqualTo(15);
+    assertThat(g.path("captured_calls").asLong()).isEqualTo(7);
+    JsonNode nodes = g.path("nodes");
+    assertThat(nodes.path("kernel").asLong()).isEqualTo(6);
+    assertThat(nodes.path("memcpy").asLong()).isEqualTo(12);
+    assertThat(nodes.path("memset").asLong()).isEqualTo(3);
+    assertThat(nodes.path("host").asLong()).isEqualTo(3);
+    assertThat(Cli.run("stats", trace.toString()).out()).contains("CUDA graphs: 3 executable graphs, 24 nodes"
+        + " (3 host, 6 kernel, 12 memcpy, 3 memset), 15 launches");
+  }
+
+  /** Each launch runs its 7 copies, memsets and kernels: 105 operations, and no captured call among them. */
+  @Test
+  void everyLaunchIsItsNodesOperationsInTheGraph() throws Exception {
+    Cli r = Cli.run("graph", trace.toString(), "--summary", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode s = JSON.readTree(r.out());
+    assertThat(s.path("cuda_graphs").path("launches").asLong()).isEqualTo(15);
+    assertThat(s.path("cuda_graphs").path("node_operations").asLong()).isEqualTo(105);
+    assertThat(s.path("operations").path("kernel").asLong()).isEqualTo(30);
+    assertThat(s.path("operations").path("copy").asLong()).isEqualTo(60);
+    assertThat(s.path("operations").path("memset").asLong()).isEqualTo(15);
+  }
+
+  @Test
+  void theReplaySaysWhatItRanOfTheGraphs() throws Exception {
+    Cli r = Cli.run("replay", trace.toString(), "--node", "dgx-a100");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("CUDA graphs: 15 launch(es) ran 105 node operation(s), each after its predecessors"
+        + " in its graph");
+  }
+}
