@@ -113,6 +113,10 @@ final class ReplayCommand implements Callable<Integer> {
       + " faults) or none (docs/REPLAY.md, \"Managed memory\").")
   String managedHostReads = "sync";
 
+  @Option(names = "--what-if", paramLabel = "W", description = "graph-launch: replay each repeated run of"
+      + " stream work as one CUDA graph launch, and say what that saves (docs/REPLAY.md, \"CUDA graphs\").")
+  String whatIf;
+
   @Mixin RegionOptions regionOptions;
 
   @Option(names = "--source-node", paramLabel = "NODE", description = "The node the trace was taken on.")
@@ -134,6 +138,9 @@ final class ReplayCommand implements Callable<Integer> {
     java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
+    }
+    if (whatIf != null && !whatIf.equals("graph-launch")) {
+      throw new UserException("--what-if '" + whatIf + "': the one what-if is graph-launch", ExitCodes.BAD_USAGE);
     }
     if (!(scaleKernels > 0)) {
       throw new UserException("--scale-kernels " + scaleKernels + ": give a factor above 0", ExitCodes.BAD_USAGE);
@@ -179,7 +186,8 @@ final class ReplayCommand implements Callable<Integer> {
     for (int i = 0; i < targets.size(); i++) {
       Node n = targets.get(i);
       try {
-        results.add(Replayer.replay(program, n, options.withSamples(timeline != null)));
+        results.add(whatIf != null ? Replayer.replayAsGraphLaunches(program, n, options.withSamples(timeline != null))
+            : Replayer.replay(program, n, options.withSamples(timeline != null)));
         replayed.add(n);
         replayedSpecs.add(nodes.get(i));
       } catch (ReplayException | NodeFileException e) {

@@ -69,4 +69,27 @@ class CudaGraphsCommandTest {
     assertThat(r.out()).contains("CUDA graphs: 15 launch(es) ran 105 node operation(s), each after its predecessors"
         + " in its graph");
   }
+
+  /** tests/cuda/graph_updates.cu launches 100 small kernels one by one, then the same captured once. */
+  @Test
+  void theGraphLaunchWhatIfLaunchesTheLoopOfKernelsAsOneGraph() throws Exception {
+    Path updates = tmp.resolve("updates.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", updates.toString(), Cli.cudaTest("graph_updates")).exit()).isZero();
+    Cli r = Cli.run("replay", updates.toString(), "--node", "dgx-a100", "--what-if", "graph-launch");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("what-if graph-launch: 1 repeated run(s) of stream work (100 operations) each"
+        + " launched as one CUDA graph");
+    JsonNode g = JSON.readTree(Cli.run("stats", updates.toString(), "--json").out()).path("totals").path("cuda_graphs");
+    assertThat(g.path("executable_graphs").asLong()).isEqualTo(3);
+    assertThat(g.path("launches").asLong()).isEqualTo(14);
+    assertThat(g.path("nodes").path("child graph").asLong()).isEqualTo(2);
+    assertThat(g.path("nodes").path("kernel").asLong()).isEqualTo(104);
+  }
+
+  @Test
+  void anUnknownWhatIfIsBadUsage() {
+    Cli r = Cli.run("replay", trace.toString(), "--node", "dgx-a100", "--what-if", "often");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--what-if 'often': the one what-if is graph-launch");
+  }
 }

@@ -103,6 +103,9 @@ public final class CallCosts {
    */
   long graphLaunchNs(int thread, ReplayProgram.Call c, int gpu) {
     long graph = model.costNs(ApiClass.GRAPH_LAUNCH, 0);
+    if (c.what() instanceof HostCall.LaunchGraph g && g.whatIf()) {
+      return context(thread, true) + graph;
+    }
     if (!modelled) {
       return p.provenance().simulated() ? Math.min(c.durationNs(), graph) : c.durationNs();
     }

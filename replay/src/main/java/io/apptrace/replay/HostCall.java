@@ -37,9 +37,15 @@ public sealed interface HostCall {
    * Launches a CUDA graph on stream {@code stream} (docs/REPLAY.md, "CUDA graphs"): issues its
    * operations {@code ops} all at once, each after the operations of {@code waitsFor} (its
    * predecessors in the graph, as operation ids); those without any after the stream's earlier
-   * work, and the stream's later work after all of them.
+   * work, and the stream's later work after all of them. {@code whatIf}: a launch the program did
+   * not make ({@link GraphLaunchWhatIf}), priced by the model whatever the trace measured.
    */
-  record LaunchGraph(int stream, int[] ops, int[][] waitsFor) implements HostCall {
+  record LaunchGraph(int stream, int[] ops, int[][] waitsFor, boolean whatIf) implements HostCall {
+    /** A launch the program made. */
+    public LaunchGraph(int stream, int[] ops, int[][] waitsFor) {
+      this(stream, ops, waitsFor, false);
+    }
+
     public LaunchGraph {
       if (ops.length != waitsFor.length) {
         throw new IllegalArgumentException(ops.length + " operations but " + waitsFor.length + " lists of what they wait for");
@@ -56,7 +62,7 @@ public sealed interface HostCall {
           w[k++] = java.util.Arrays.stream(waitsFor[i]).map(id).filter(x -> x >= 0).toArray();
         }
       }
-      return new LaunchGraph(stream, o, w);
+      return new LaunchGraph(stream, o, w, whatIf);
     }
   }
 

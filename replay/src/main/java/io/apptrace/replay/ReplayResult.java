@@ -70,6 +70,14 @@ public final class ReplayResult {
     this.engineBusy = engineBusy;
   }
 
+  /** This result with one more note. */
+  public ReplayResult withNote(String note) {
+    List<String> more = new ArrayList<>(notes);
+    more.add(note);
+    return new ReplayResult(program, node, options, ops, calls, makespan, criticalPath, breakdown, links,
+        List.copyOf(more), lowerBound, modelled, engineBusy);
+  }
+
   /** The result of a replay: its timeline, read into makespan, critical path, breakdown and link use. */
   static ReplayResult of(Timeline tl, Node node, Replayer.Options o) {
     ReplayProgram p = tl.program();

@@ -122,6 +122,19 @@ public final class Replayer {
    * @throws ReplayException when the program cannot run on the node (a device it lacks)
    * @throws NodeFileException when the node's own parameters are inconsistent
    */
+  /**
+   * The what-if {@code --what-if graph-launch} ({@link GraphLaunchWhatIf}): {@code p} replayed as
+   * if its repeated runs of stream work were launched as CUDA graphs, with a note comparing it to
+   * {@code p} replayed as it was.
+   */
+  public static ReplayResult replayAsGraphLaunches(ReplayProgram p, Node node, Options o)
+      throws ReplayException, NodeFileException {
+    GraphLaunchWhatIf.Result w = GraphLaunchWhatIf.of(p);
+    ReplayResult asWas = replay(p, node, o.withSamples(false));
+    ReplayResult launched = w.runs() == 0 ? replay(p, node, o) : replay(w.program(), node, o);
+    return launched.withNote(GraphLaunchWhatIf.note(w, asWas, launched));
+  }
+
   public static ReplayResult replay(ReplayProgram p, Node node, Options o) throws ReplayException, NodeFileException {
     OpTable t = new OpTable(p);
     Links links = new Links(node, o.samples());
