@@ -146,7 +146,7 @@ final class StatsText {
           c.graphs() == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", nodes > 0 ? " (" + kinds + ")" : "",
           c.graphLaunches(), c.graphLaunches() == 1 ? "" : "es");
       if (c.capturedCalls() > 0) {
-        out.printf(Locale.ROOT, "%s  %,d copies, memsets and kernel launches captured into graphs (nodes, not work)%n",
+        out.printf(Locale.ROOT, "%s  %,d calls captured into graphs (nodes, not work)%n",
             in, c.capturedCalls());
       }
     }

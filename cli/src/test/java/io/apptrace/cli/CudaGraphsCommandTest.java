@@ -39,7 +39,8 @@ class CudaGraphsCommandTest {
     JsonNode g = JSON.readTree(Cli.run("stats", trace.toString(), "--json").out()).path("totals").path("cuda_graphs");
     assertThat(g.path("executable_graphs").asLong()).isEqualTo(3);
     assertThat(g.path("launches").asLong()).isEqualTo(15);
-    assertThat(g.path("captured_calls").asLong()).isEqualTo(7);
+    // 4 copies, a memset, 2 kernels, 2 event records, 2 waits and a host function, all nodes
+    assertThat(g.path("captured_calls").asLong()).isEqualTo(12);
     JsonNode nodes = g.path("nodes");
     assertThat(nodes.path("kernel").asLong()).isEqualTo(6);
     assertThat(nodes.path("memcpy").asLong()).isEqualTo(12);
@@ -84,6 +85,25 @@ class CudaGraphsCommandTest {
     assertThat(g.path("launches").asLong()).isEqualTo(14);
     assertThat(g.path("nodes").path("child graph").asLong()).isEqualTo(2);
     assertThat(g.path("nodes").path("kernel").asLong()).isEqualTo(104);
+  }
+
+  /**
+   * tests/cuda/graph_memory.cu: a captured cudaMallocAsync/cudaFreeAsync are the graph's alloc and
+   * free nodes; each launch allocates the memory anew, so its memset, kernel and copy reach it.
+   */
+  @Test
+  void graphMemoryIsAllocatedByEachLaunch() throws Exception {
+    Path memory = tmp.resolve("memory.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", memory.toString(), Cli.cudaTest("graph_memory")).exit()).isZero();
+    JsonNode s = JSON.readTree(Cli.run("graph", memory.toString(), "--summary", "--json").out());
+    assertThat(s.path("cuda_graphs").path("node_operations").asLong()).isEqualTo(9);
+    assertThat(s.path("warnings").size()).as(s.path("warnings").toString()).isZero();
+    assertThat(s.path("kernels_without_access").size()).isZero();
+    assertThat(s.path("bytes_moved").toString()).contains("stream_ordered->pinned");
+    JsonNode g = JSON.readTree(Cli.run("stats", memory.toString(), "--json").out()).path("totals").path("cuda_graphs");
+    assertThat(g.path("nodes").path("mem alloc").asLong()).isEqualTo(1);
+    assertThat(g.path("nodes").path("mem free").asLong()).isEqualTo(1);
+    assertThat(g.path("captured_calls").asLong()).isEqualTo(5);
   }
 
   @Test

@@ -358,12 +358,12 @@ public final class DvdgBuilder {
       }
       case KERNEL_INFO -> p.kernels.putIfAbsent(e.getKernelInfo().getKernelId(), e.getKernelInfo());
       case ALLOC -> {
-        if (ok) {
+        if (ok && e.getAlloc().getCaptureId() == 0) { // a captured one is a graph's alloc node
           alloc(r.pid(), p, e);
         }
       }
       case FREE -> {
-        if (ok) {
+        if (ok && e.getFree().getCaptureId() == 0) {
           free(p, r, e);
         }
       }
@@ -374,7 +374,7 @@ public final class DvdgBuilder {
         }
       }
       case STREAM -> stream(p, e, ok);
-      case EVENT -> event(p, r, e, ok);
+      case EVENT -> event(p, r, e, ok && e.getEvent().getCaptureId() == 0);
       case SYNC -> {
         if (ok) {
           sync(p, r, e);
@@ -423,7 +423,8 @@ public final class DvdgBuilder {
       logWait(p, o.record(), thread, name);
       return;
     }
-    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasEvent()) {
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasEvent()
+        && o.record().event().getEvent().getCaptureId() == 0) { // a captured one is a graph's node
       EventOp eo = o.record().event().getEvent();
       String fn = c.function();
       if (isEventRecord(fn)) {
@@ -970,6 +971,12 @@ public final class DvdgBuilder {
     if (gl.getDevice() >= 0) {
       t.device = gl.getDevice();
     }
+    // graph memory: allocated as the launch begins (each launch anew), freed as it ends
+    for (io.apptrace.proto.GraphNode n : plan.allocs()) {
+      t.proc.spaces.remove(MemoryKind.STREAM_ORDERED, n.getPtr());
+      t.proc.spaces.add(newAllocation(call.pid(), MemoryKind.STREAM_ORDERED, t.device, n.getPtr(), n.getBytes(), false,
+          "graph mem alloc node"));
+    }
     int[] opIds = new int[plan.nodes().size()];
     for (int i = 0; i < opIds.length; i++) {
       io.apptrace.proto.GraphNode n = plan.nodes().get(i);
@@ -986,6 +993,9 @@ public final class DvdgBuilder {
         launch(t, nc, l);
       }
       opIds[i] = ops.size() > before ? ops.size() - 1 : -1;
+    }
+    for (io.apptrace.proto.GraphNode n : plan.frees()) {
+      t.proc.spaces.remove(MemoryKind.STREAM_ORDERED, n.getPtr());
     }
     t.device = device;
     int[][] waits = new int[opIds.length][];

@@ -19,8 +19,13 @@ import java.util.Map;
  * the order they carry is kept, passed through them.
  */
 final class GraphExecutables {
-  /** A node that issues an operation, and the indexes (in {@link Plan#nodes}) of those it waits for. */
-  record Plan(List<GraphNode> nodes, int[][] waitsFor) {}
+  /**
+   * What a launch runs: the nodes that issue an operation, each with the indexes (in {@code nodes})
+   * of those it waits for; and its memory alloc and free nodes (graph memory is allocated as a
+   * launch begins and freed as it ends: **choice**, the order of those nodes among the others is
+   * not followed).
+   */
+  record Plan(List<GraphNode> nodes, int[][] waitsFor, List<GraphNode> allocs, List<GraphNode> frees) {}
 
   private static final class Description {
     final Map<Long, GraphNode> nodes = new LinkedHashMap<>();
@@ -131,6 +136,15 @@ final class GraphExecutables {
         }
       }
     }
-    return new Plan(List.copyOf(nodes), waits.toArray(new int[0][]));
+    List<GraphNode> allocs = new ArrayList<>();
+    List<GraphNode> frees = new ArrayList<>();
+    for (GraphNode n : all) {
+      if (n.getKind() == GraphNodeKind.GRAPH_MEM_ALLOC && n.getPtr() != 0) {
+        allocs.add(n);
+      } else if (n.getKind() == GraphNodeKind.GRAPH_MEM_FREE && n.getPtr() != 0) {
+        frees.add(n);
+      }
+    }
+    return new Plan(List.copyOf(nodes), waits.toArray(new int[0][]), List.copyOf(allocs), List.copyOf(frees));
   }
 }

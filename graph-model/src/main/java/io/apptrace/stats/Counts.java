@@ -147,7 +147,10 @@ public final class Counts {
     return graphLaunches;
   }
 
-  /** Copies, memsets and kernel launches issued to a stream being captured: graph nodes, not work. */
+  /**
+   * Calls issued to a stream being captured (copies, memsets, kernel launches, stream-ordered
+   * allocations and frees, event records and waits, host functions): graph nodes, not work.
+   */
   public long capturedCalls() {
     return capturedCalls;
   }

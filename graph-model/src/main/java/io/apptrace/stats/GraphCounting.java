@@ -11,12 +11,19 @@ import java.util.Locale;
 final class GraphCounting {
   private GraphCounting() {}
 
-  /** Whether {@code e} is a copy, memset or kernel launch issued to a stream being captured. */
+  /**
+   * Whether {@code e} is a copy, memset, kernel launch, stream-ordered allocation or free, event
+   * record or wait, or host function issued to a stream being captured.
+   */
   static boolean captured(Event e) {
     return switch (e.getBodyCase()) {
       case COPY -> e.getCopy().getCaptureId() != 0;
       case MEMSET -> e.getMemset().getCaptureId() != 0;
       case LAUNCH -> e.getLaunch().getCaptureId() != 0;
+      case ALLOC -> e.getAlloc().getCaptureId() != 0;
+      case FREE -> e.getFree().getCaptureId() != 0;
+      case EVENT -> e.getEvent().getCaptureId() != 0;
+      case CALLBACK -> e.getCallback().getCaptureId() != 0;
       default -> false;
     };
   }

@@ -73,4 +73,21 @@ class CaptureGraphsTest {
     assertThat(c.events(Event::hasGraphLaunch)).hasSize(14);
     assertThat(c.events(e -> e.getLaunch().getCaptureId() != 0)).hasSize(100);
   }
+
+  /** tests/cuda/graph_memory.cu: the captured cudaMallocAsync and cudaFreeAsync are alloc and free nodes. */
+  @Test
+  void graphMemoryNodesAreDescribedAndTheirCallsFlagged() throws Exception {
+    Captured c = Captured.run(tmp, "graph_memory");
+    CaptureHarmTest.Untraced bare = CaptureHarmTest.Untraced.run("graph_memory");
+    assertThat(c.result().exitCode()).isZero().isEqualTo(bare.exitCode());
+    assertThat(c.stdout()).isEqualTo(bare.stdout()).isEqualTo("3 launches, each copied back its memset\n");
+    Event alloc = c.events(e -> e.hasAlloc() && e.getAlloc().getCaptureId() != 0).get(0);
+    assertThat(c.events(e -> e.hasFree() && e.getFree().getCaptureId() != 0)).hasSize(1);
+    assertThat(c.events(e -> e.hasGraphExec()).stream().flatMap(e -> e.getGraphExec().getNodesList().stream())
+        .filter(n -> n.getKind() == GraphNodeKind.GRAPH_MEM_ALLOC)).singleElement().satisfies(n -> {
+          assertThat(n.getPtr()).isEqualTo(alloc.getAlloc().getPtr());
+          assertThat(n.getBytes()).isEqualTo(1024);
+        });
+    assertThat(c.events(Event::hasGraphLaunch)).hasSize(3);
+  }
 }
