@@ -106,6 +106,24 @@ class CudaGraphsCommandTest {
     assertThat(g.path("captured_calls").asLong()).isEqualTo(5);
   }
 
+  /**
+   * tests/cuda/graph_race.cu: a graph whose memset and copy of one buffer have no edge between them
+   * races (launched twice: two races, certain: both extents are known); the same nodes with an edge
+   * do not, and neither do launches one after another on a stream.
+   */
+  @Test
+  void parallelBranchesOfAGraphRaceAndAnEdgeOrdersThem() throws Exception {
+    Path race = tmp.resolve("race.apptrace");
+    assertThat(Cli.run("run", "--sim", "-q", "-o", race.toString(), Cli.cudaTest("graph_race")).exit()).isZero();
+    JsonNode races = JSON.readTree(Cli.run("graph", race.toString(), "--summary", "--json").out()).path("races");
+    assertThat(races.path("certain").asInt()).isEqualTo(2);
+    assertThat(races.path("possible").asInt()).isZero();
+    for (JsonNode r : races.path("list")) {
+      assertThat(r.path("writer").path("name").asText()).isEqualTo("graph memset node");
+      assertThat(r.path("reader").path("name").asText()).isEqualTo("graph memcpy node");
+    }
+  }
+
   @Test
   void anUnknownWhatIfIsBadUsage() {
     Cli r = Cli.run("replay", trace.toString(), "--node", "dgx-a100", "--what-if", "often");

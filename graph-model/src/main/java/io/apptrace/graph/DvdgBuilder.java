@@ -824,7 +824,7 @@ public final class DvdgBuilder {
     boolean dstOnDevice = Copies.onDevice(k.dst());
     long srcSpan = span(c.bytes(), c.dims(), c.spitch(), c.width(), c.height(), c.depth());
     long dstSpan = span(c.bytes(), c.dims(), c.dpitch(), c.width(), c.height(), c.depth());
-    HappensBefore.Stream s = streamOf(t, call.api(), c.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), c.stream());
     int op = begin(t, call, OpKind.COPY, apiName(call), c.stream(), dev, c.bytes(), s);
     ops.copy(op, k.direction(), k.src(), k.dst(), !c.async());
     if (c.src() != 0) {
@@ -854,7 +854,7 @@ public final class DvdgBuilder {
     Proc p = t.proc;
     int pid = call.pid();
     int dev = t.device;
-    HappensBefore.Stream s = streamOf(t, call.api(), m.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), m.stream());
     int op = begin(t, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
     long span = span(m.bytes(), m.dims(), m.pitch(), m.width(), m.height(), m.depth());
     if (m.ptr() != 0) {
@@ -904,7 +904,7 @@ public final class DvdgBuilder {
     t.kernelName = name;
     t.layout = layout;
     int dev = l.device() >= 0 ? l.device() : t.device;
-    HappensBefore.Stream s = streamOf(t, call.api(), l.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), l.stream());
     int op = begin(t, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
     ops.dims(op, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ());
     ops.launchSharedMemBytes(op, l.sharedMemBytes());
@@ -946,14 +946,16 @@ public final class DvdgBuilder {
   /** The launch the event being processed made, for the call log (-1: none), and its stream. */
   private int pendingGraphLaunch = -1;
   private HappensBefore.Stream pendingGraphStream;
+  /** The stream of the graph node being issued ({@link GraphLaunchOrder}; null: none). */
+  private HappensBefore.Stream nodeStream;
 
   /**
    * A CUDA graph launch: each of its kernel, memcpy and memset nodes is an operation on the launch
    * stream, issued by the launch call, with the values it reads and writes as for stream work.
-   * The graph's edges order them in the replay ({@link GraphLaunchTable}); here they are issued in
-   * an order that respects them, one after the other on the stream, so that the launch is ordered
-   * against the stream's other work as a kernel is (races between the graph's parallel branches
-   * are not looked for). A launch into a stream being captured is a node of that capture, not work.
+   * The graph's edges order them: in the replay ({@link GraphLaunchTable}) and for races
+   * ({@link GraphLaunchOrder}: each on its branch, after its dependencies, the launch ordered
+   * against its stream as a kernel is). A launch into a stream being captured is a node of that
+   * capture, not work.
    */
   private void graphLaunch(HostThread t, GraphEvent.Call call, io.apptrace.proto.GraphLaunch gl) {
     pendingGraphLaunch = -1;
@@ -977,8 +979,14 @@ public final class DvdgBuilder {
       t.proc.spaces.add(newAllocation(call.pid(), MemoryKind.STREAM_ORDERED, t.device, n.getPtr(), n.getBytes(), false,
           "graph mem alloc node"));
     }
+    if (t.clock == null) {
+      t.clock = t.proc.order.threadClock(call.tid());
+    }
+    GraphLaunchOrder order = new GraphLaunchOrder(t.proc.order, t.clock, streamOf(t, call.api(), gl.getStream()),
+        call.entryNs(), t.proc.graphs.serial(gl.getExec()), plan.waitsFor(), t.device, call.tid());
     int[] opIds = new int[plan.nodes().size()];
     for (int i = 0; i < opIds.length; i++) {
+      nodeStream = order.before(i);
       io.apptrace.proto.GraphNode n = plan.nodes().get(i);
       GraphEvent.Call nc = new GraphEvent.Call(call.pid(), call.tid(), Api.API_OTHER_VALUE,
           n.getKind() == io.apptrace.proto.GraphNodeKind.GRAPH_MEMCPY ? "graph memcpy node" : "graph memset node",
@@ -993,7 +1001,10 @@ public final class DvdgBuilder {
         launch(t, nc, l);
       }
       opIds[i] = ops.size() > before ? ops.size() - 1 : -1;
+      order.after(i);
     }
+    nodeStream = null;
+    order.finish();
     for (io.apptrace.proto.GraphNode n : plan.frees()) {
       t.proc.spaces.remove(MemoryKind.STREAM_ORDERED, n.getPtr());
     }

@@ -28,7 +28,13 @@ final class GraphExecutables {
   record Plan(List<GraphNode> nodes, int[][] waitsFor, List<GraphNode> allocs, List<GraphNode> frees) {}
 
   private static final class Description {
+    final int serial;
     final Map<Long, GraphNode> nodes = new LinkedHashMap<>();
+
+    Description(int serial) {
+      this.serial = serial;
+    }
+
     final List<GraphEdge> edges = new ArrayList<>();
     Plan plan;
   }
@@ -40,7 +46,7 @@ final class GraphExecutables {
   void accept(GraphExec g) {
     Description d = byExec.get(g.getExec());
     if (!g.getPart()) {
-      d = new Description();
+      d = new Description(described);
       byExec.put(g.getExec(), d);
       described++;
     } else if (d == null) {
@@ -56,6 +62,12 @@ final class GraphExecutables {
   /** Executable graphs described (each instantiation and update once). */
   int described() {
     return described;
+  }
+
+  /** The number of {@code exec}'s description in the process (from 0), or -1. */
+  int serial(long exec) {
+    Description d = byExec.get(exec);
+    return d == null ? -1 : d.serial;
   }
 
   /** What a launch of {@code exec} runs; null when the trace does not describe it. */
