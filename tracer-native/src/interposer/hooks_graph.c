@@ -16,7 +16,7 @@
  * they cause, so the program's cudaGetLastError sees what it would untraced. */
 #include <sys/mman.h>
 
-#include "hook.h"
+#include "graph_record.h"
 
 static _Atomic bool captures_begun;
 
@@ -25,7 +25,7 @@ static _Atomic bool captures_begun;
     static __typeof__(&name) var;                                            \
     if (var == NULL) var = (__typeof__(&name))at_resolve(#name)
 
-static bool no_error_pending(void) {
+bool at_graph_no_error_pending(void) {
     LOOKUP(peek, cudaPeekAtLastError);
     return peek != NULL && peek() == cudaSuccess;
 }
@@ -45,7 +45,7 @@ uint64_t at_capture_id(uint64_t stream, cudaError_t r) {
     if (r != cudaSuccess || stream <= 1 || !atomic_load_explicit(&captures_begun, memory_order_relaxed))
         return 0;
     LOOKUP(info, cudaStreamGetCaptureInfo);
-    if (info == NULL || !no_error_pending()) return 0;
+    if (info == NULL || !at_graph_no_error_pending()) return 0;
     enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     unsigned long long id = 0;
     if (!ok(info((cudaStream_t)(uintptr_t)stream, &status, &id, NULL, NULL, NULL, NULL))) return 0;
@@ -133,22 +133,17 @@ static void scratch_put(scratch *s) {
 }
 
 #define MAX_NODES 65536u
-#define MAX_DEPTH 16
+
 #define EDGES_PER_RECORD 1024
 
-typedef struct {
-    cudaGraphExec_t exec;
-    uint32_t nodes, edges, not_recorded;
-    bool count_only;
-    bool replace; /* the nodes replace those of the same id (one node changed) */
-} walk;
+
 
 static int node_kind(enum cudaGraphNodeType t) {
     return (int)t + 1; /* GraphNodeKind numbers cudaGraphNodeType + 1 */
 }
 
 /* One record of a GraphExec continuation holding node `n`. */
-static void emit_node(const walk *wk, const enc_graph_node *n, bool replace, at_call *c, cudaError_t r) {
+void at_graph_emit_node(const at_graph_walk *wk, const enc_graph_node *n, bool replace, at_call *c, cudaError_t r) {
     at_event e;
     bool ok_ = c != NULL ? at_begin(&e, c, (int)r) : at_begin_record(&e, at_now_ns());
     if (!ok_) return;
@@ -160,14 +155,14 @@ static void emit_node(const walk *wk, const enc_graph_node *n, bool replace, at_
     at_commit(&e);
 }
 
-static void describe_kernel(const struct cudaKernelNodeParams *p, enc_launch *m, uint8_t *blob) {
+void at_graph_kernel(const struct cudaKernelNodeParams *p, enc_launch *m, uint8_t *blob) {
     *m = (enc_launch){.grid_x = p->gridDim.x, .grid_y = p->gridDim.y, .grid_z = p->gridDim.z,
                       .block_x = p->blockDim.x, .block_y = p->blockDim.y, .block_z = p->blockDim.z,
                       .shared_mem_bytes = p->sharedMemBytes, .device = at_tls.device};
     at_launch_args(m, p->func, p->kernelParams, blob);
 }
 
-static void describe_copy(const struct cudaMemcpy3DParms *p, enc_copy *m) {
+void at_graph_copy(const struct cudaMemcpy3DParms *p, enc_copy *m) {
     const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t w = p->extent.width, h = p->extent.height ? p->extent.height : 1, dep = p->extent.depth ? p->extent.depth : 1;
     uint64_t src = p->srcArray ? 0 : (uint64_t)(uintptr_t)s->ptr + p->srcPos.x +
@@ -189,7 +184,7 @@ static void describe_copy(const struct cudaMemcpy3DParms *p, enc_copy *m) {
     at_copy_kinds(m, p->kind, (const void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
 }
 
-static void describe_memset(const struct cudaMemsetParams *p, enc_memset *m) {
+void at_graph_memset(const struct cudaMemsetParams *p, enc_memset *m) {
     size_t h = p->height ? p->height : 1;
     size_t row = (size_t)p->width * p->elementSize;
     *m = (enc_memset){.ptr = (uint64_t)(uintptr_t)p->dst, .value = (int32_t)p->value, .bytes = row * h,
@@ -201,10 +196,10 @@ static void describe_memset(const struct cudaMemsetParams *p, enc_memset *m) {
     }
 }
 
-static void walk_graph(walk *wk, cudaGraph_t g, uint64_t parent, int depth);
+static void walk_graph(at_graph_walk *wk, cudaGraph_t g, uint64_t parent, int depth);
 
 /* Describes node `n` of a graph (parent: the child graph node whose graph holds it, or 0). */
-static void walk_node(walk *wk, cudaGraphNode_t n, uint64_t parent, int depth) {
+void at_graph_walk_node(at_graph_walk *wk, cudaGraphNode_t n, uint64_t parent, int depth) {
     LOOKUP(type_of, cudaGraphNodeGetType);
     LOOKUP(kparams, cudaGraphKernelNodeGetParams);
     LOOKUP(cparams, cudaGraphMemcpyNodeGetParams);
@@ -237,19 +232,19 @@ static void walk_node(walk *wk, cudaGraphNode_t n, uint64_t parent, int depth) {
     if (t == cudaGraphNodeTypeKernel) {
         struct cudaKernelNodeParams p;
         if (kparams && ok(r = kparams(n, &p))) {
-            describe_kernel(&p, &launch, blob);
+            at_graph_kernel(&p, &launch, blob);
             m.launch = &launch;
         }
     } else if (t == cudaGraphNodeTypeMemcpy) {
         struct cudaMemcpy3DParms p;
         if (cparams && ok(r = cparams(n, &p))) {
-            describe_copy(&p, &copy);
+            at_graph_copy(&p, &copy);
             m.copy = &copy;
         }
     } else if (t == cudaGraphNodeTypeMemset) {
         struct cudaMemsetParams p;
         if (sparams && ok(r = sparams(n, &p))) {
-            describe_memset(&p, &set);
+            at_graph_memset(&p, &set);
             m.memset = &set;
         }
     } else if (t == cudaGraphNodeTypeHost) {
@@ -278,11 +273,11 @@ static void walk_node(walk *wk, cudaGraphNode_t n, uint64_t parent, int depth) {
         unsigned on = 1;
         if (ok(enabled(wk->exec, n, &on))) m.disabled = on == 0;
     }
-    emit_node(wk, &m, wk->replace, NULL, cudaSuccess);
+    at_graph_emit_node(wk, &m, wk->replace, NULL, cudaSuccess);
     if (child != NULL) {
         enc_graph_node end = {.id = m.id + 1, .parent = parent, .kind = PB_GraphNodeKind_GRAPH_EMPTY};
         walk_graph(wk, child, m.id, depth + 1);
-        emit_node(wk, &end, false, NULL, cudaSuccess);
+        at_graph_emit_node(wk, &end, false, NULL, cudaSuccess);
         wk->nodes++;
     }
 }
@@ -307,7 +302,7 @@ static bool endpoint(cudaGraphNode_t n, bool root) {
 /* Edges of `g` and, for a child graph, from its parent node to its roots and from its leaves to
  * the parent's end; written in records of at most EDGES_PER_RECORD. */
 typedef struct {
-    walk *wk;
+    at_graph_walk *wk;
     at_event e;
     uint8_t *head;
     int in_record;
@@ -329,7 +324,7 @@ static void edge(edge_writer *ew, uint64_t from, uint64_t to) {
     }
 }
 
-static void walk_edges(walk *wk, cudaGraph_t g, uint64_t parent, cudaGraphNode_t *nodes, size_t nn) {
+static void walk_edges(at_graph_walk *wk, cudaGraph_t g, uint64_t parent, cudaGraphNode_t *nodes, size_t nn) {
     LOOKUP(get_edges, cudaGraphGetEdges);
     size_t ne = 0;
     if (get_edges == NULL || !ok(get_edges(g, NULL, NULL, NULL, &ne))) ne = 0;
@@ -353,7 +348,7 @@ static void walk_edges(walk *wk, cudaGraph_t g, uint64_t parent, cudaGraphNode_t
     scratch_put(&st);
 }
 
-static void walk_graph(walk *wk, cudaGraph_t g, uint64_t parent, int depth) {
+static void walk_graph(at_graph_walk *wk, cudaGraph_t g, uint64_t parent, int depth) {
     LOOKUP(get_nodes, cudaGraphGetNodes);
     size_t nn = 0;
     if (get_nodes == NULL || !ok(get_nodes(g, NULL, &nn))) return;
@@ -365,7 +360,7 @@ static void walk_graph(walk *wk, cudaGraph_t g, uint64_t parent, int depth) {
             wk->not_recorded++;
             continue;
         }
-        walk_node(wk, nodes[i], parent, depth);
+        at_graph_walk_node(wk, nodes[i], parent, depth);
     }
     walk_edges(wk, g, parent, nodes, nn);
     scratch_put(&s);
@@ -373,10 +368,10 @@ static void walk_graph(walk *wk, cudaGraph_t g, uint64_t parent, int depth) {
 
 /* Records the call that made or replaced `exec` from `graph`, then the graph's nodes and edges. */
 static void describe(at_call *c, cudaError_t r, cudaGraphExec_t exec, cudaGraph_t graph) {
-    walk wk = {.exec = exec};
-    bool can = r == cudaSuccess && exec != NULL && no_error_pending();
+    at_graph_walk wk = {.exec = exec};
+    bool can = r == cudaSuccess && exec != NULL && at_graph_no_error_pending();
     if (can) {
-        walk count = {.exec = exec, .count_only = true};
+        at_graph_walk count = {.exec = exec, .count_only = true};
         walk_graph(&count, graph, 0, 0);
         wk.nodes = count.nodes > MAX_NODES ? MAX_NODES : count.nodes;
         wk.edges = count.edges;
@@ -422,114 +417,6 @@ APPTRACE_HOOK(cudaGraphExecUpdate, cudaError_t, (cudaGraphExec_t hGraphExec, cud
     if (!AT_ENTER(&c, APPTRACE_API_cudaGraphExecUpdate)) return real_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
     cudaError_t r = real_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
     describe(&c, r, r == cudaSuccess ? hGraphExec : NULL, hGraph);
-    return r;
-}
-
-/* ---- one node of an executable graph changed ---- */
-
-/* Records the call with the node's new description (replacing the node of the same id). */
-static void changed(at_call *c, cudaError_t r, cudaGraphExec_t exec, enc_graph_node *n) {
-    walk wk = {.exec = exec};
-    if (r == cudaSuccess) {
-        emit_node(&wk, n, true, c, r);
-    } else {
-        at_record_call(c, r);
-    }
-    at_leave(c);
-}
-
-APPTRACE_HOOK(cudaGraphExecKernelNodeSetParams, cudaError_t, (cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                                              const struct cudaKernelNodeParams *pNodeParams)) {
-    REAL(cudaGraphExecKernelNodeSetParams);
-    at_call c;
-    if (!AT_ENTER(&c, APPTRACE_API_cudaGraphExecKernelNodeSetParams))
-        return real_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    cudaError_t r = real_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    enc_graph_node m = {.id = (uint64_t)(uintptr_t)node, .kind = PB_GraphNodeKind_GRAPH_KERNEL};
-    enc_launch launch;
-    uint8_t blob[ENC_MAX_LAUNCH_ARGS];
-    if (r == cudaSuccess) {
-        describe_kernel(pNodeParams, &launch, blob);
-        m.launch = &launch;
-    }
-    changed(&c, r, hGraphExec, &m);
-    return r;
-}
-
-APPTRACE_HOOK(cudaGraphExecMemcpyNodeSetParams, cudaError_t, (cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                                              const struct cudaMemcpy3DParms *pNodeParams)) {
-    REAL(cudaGraphExecMemcpyNodeSetParams);
-    at_call c;
-    if (!AT_ENTER(&c, APPTRACE_API_cudaGraphExecMemcpyNodeSetParams))
-        return real_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    cudaError_t r = real_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    enc_graph_node m = {.id = (uint64_t)(uintptr_t)node, .kind = PB_GraphNodeKind_GRAPH_MEMCPY};
-    enc_copy copy;
-    if (r == cudaSuccess) {
-        describe_copy(pNodeParams, &copy);
-        m.copy = &copy;
-    }
-    changed(&c, r, hGraphExec, &m);
-    return r;
-}
-
-APPTRACE_HOOK(cudaGraphExecMemcpyNodeSetParams1D, cudaError_t, (cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                                                void *dst, const void *src, size_t count,
-                                                                enum cudaMemcpyKind kind)) {
-    REAL(cudaGraphExecMemcpyNodeSetParams1D);
-    at_call c;
-    if (!AT_ENTER(&c, APPTRACE_API_cudaGraphExecMemcpyNodeSetParams1D))
-        return real_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    cudaError_t r = real_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    enc_graph_node m = {.id = (uint64_t)(uintptr_t)node, .kind = PB_GraphNodeKind_GRAPH_MEMCPY};
-    enc_copy copy = {.dst = (uint64_t)(uintptr_t)dst, .src = (uint64_t)(uintptr_t)src, .bytes = count,
-                     .dims = 1, .async = true, .device = at_tls.device};
-    if (r == cudaSuccess) {
-        at_copy_kinds(&copy, kind, dst, src);
-        m.copy = &copy;
-    }
-    changed(&c, r, hGraphExec, &m);
-    return r;
-}
-
-APPTRACE_HOOK(cudaGraphExecMemsetNodeSetParams, cudaError_t, (cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                                              const struct cudaMemsetParams *pNodeParams)) {
-    REAL(cudaGraphExecMemsetNodeSetParams);
-    at_call c;
-    if (!AT_ENTER(&c, APPTRACE_API_cudaGraphExecMemsetNodeSetParams))
-        return real_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    cudaError_t r = real_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    enc_graph_node m = {.id = (uint64_t)(uintptr_t)node, .kind = PB_GraphNodeKind_GRAPH_MEMSET};
-    enc_memset set;
-    if (r == cudaSuccess) {
-        describe_memset(pNodeParams, &set);
-        m.memset = &set;
-    }
-    changed(&c, r, hGraphExec, &m);
-    return r;
-}
-
-APPTRACE_HOOK(cudaGraphNodeSetEnabled, cudaError_t, (cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
-                                                     unsigned int isEnabled)) {
-    REAL(cudaGraphNodeSetEnabled);
-    at_call c;
-    if (!AT_ENTER(&c, APPTRACE_API_cudaGraphNodeSetEnabled))
-        return real_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    cudaError_t r = real_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    /* the node as the graph has it, disabled or not */
-    walk wk = {.exec = hGraphExec, .replace = true};
-    at_event e;
-    if (r == cudaSuccess && no_error_pending() && at_begin(&e, &c, (int)r)) {
-        enc_graph_exec h = {.exec = (uint64_t)(uintptr_t)hGraphExec, .part = true, .replace = true,
-                            .device = at_tls.device};
-        uint8_t *head = enc_graph_exec_begin(&e.w, &h);
-        enc_graph_exec_end(&e.w, head);
-        at_commit(&e);
-        walk_node(&wk, hNode, 0, MAX_DEPTH);
-    } else {
-        at_record_call(&c, r);
-    }
-    at_leave(&c);
     return r;
 }
 

@@ -1,8 +1,8 @@
 // CUDA graphs changed after instantiation, and a loop of small kernels captured once. A graph
 // holds a memset, a child graph of two kernels and a copy back; its executable graph is launched,
-// one kernel node gets new parameters (cudaGraphExecKernelNodeSetParams), the memset is disabled
-// and enabled again (cudaGraphNodeSetEnabled), and the whole executable graph is replaced by one
-// with a larger copy (cudaGraphExecUpdate). Then 100 small kernels are launched one by one, and
+// the memset is disabled and enabled again (cudaGraphNodeSetEnabled), it gets new values twice
+// (cudaGraphExecMemsetNodeSetParams, cudaGraphExecNodeSetParams), and the whole executable graph
+// is replaced by one with a larger copy (cudaGraphExecUpdate). Then 100 small kernels are launched one by one, and
 // the same 100 captured into a graph that is launched 10 times. Prints what it checked; exits 0
 // when every check passes. Kernels do nothing on the simulated device: only copies and memsets
 // are checked.
@@ -102,6 +102,19 @@ int main() {
     CHECK(cudaGraphLaunch(exec, s));
     CHECK(cudaStreamSynchronize(s));
     expect(h[0] == 1.0f, "a launch after cudaGraphExecMemsetNodeSetParams set the new value");
+
+    // and again through the generic cudaGraphExecNodeSetParams
+    cudaGraphNodeParams np = {};
+    np.type = cudaGraphNodeTypeMemset;
+    np.memset.dst = d;
+    np.memset.value = 0x40000000; // 2.0f
+    np.memset.elementSize = 4;
+    np.memset.width = N;
+    np.memset.height = 1;
+    CHECK(cudaGraphExecNodeSetParams(exec, set, &np));
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    expect(h[0] == 2.0f, "a launch after cudaGraphExecNodeSetParams set the new value");
 
     // the whole executable graph replaced: the copy back is of the whole buffer now
     cudaGraphNode_t k1b, setb;

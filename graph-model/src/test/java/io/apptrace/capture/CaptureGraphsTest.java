@@ -67,10 +67,10 @@ class CaptureGraphsTest {
     // instantiated, updated, the captured loop; memset, child (and its end), 2 kernels, copy
     assertThat(heads).extracting(GraphExec::getNodeCount).containsExactly(6, 6, 100);
     assertThat(c.events(e -> e.hasGraphExec() && e.getGraphExec().getReplace() && e.getGraphExec().getNodesCount() > 0))
-        .hasSize(3);
+        .hasSize(4);
     assertThat(c.events(e -> e.hasGraphExec() && e.getGraphExec().getReplace()).stream()
         .flatMap(e -> e.getGraphExec().getNodesList().stream()).filter(n -> n.getDisabled())).hasSize(1);
-    assertThat(c.events(Event::hasGraphLaunch)).hasSize(14);
+    assertThat(c.events(Event::hasGraphLaunch)).hasSize(15);
     assertThat(c.events(e -> e.getLaunch().getCaptureId() != 0)).hasSize(100);
   }
 
