@@ -36,6 +36,8 @@ int cupti_copy_kind(uint8_t k) {
 
 static void memcpy_record(const CUpti_ActivityMemcpy6 *r, enc_gpu *o) {
     o->kind = PB_GpuActivityKind_GPU_MEMCPY;
+    o->graph_id = r->graphId; /* work a graph launch ran: its graph and node (0: none) */
+    o->graph_node_id = r->graphNodeId;
     o->correlation_id = r->correlationId;
     o->start_ns = r->start;
     o->end_ns = r->end;
@@ -52,6 +54,8 @@ static void memcpy_record(const CUpti_ActivityMemcpy6 *r, enc_gpu *o) {
 
 static void peer_record(const CUpti_ActivityMemcpyPtoP4 *r, enc_gpu *o) {
     o->kind = PB_GpuActivityKind_GPU_MEMCPY_PEER;
+    o->graph_id = r->graphId; /* work a graph launch ran: its graph and node (0: none) */
+    o->graph_node_id = r->graphNodeId;
     o->correlation_id = r->correlationId;
     o->start_ns = r->start;
     o->end_ns = r->end;
@@ -69,6 +73,8 @@ static void peer_record(const CUpti_ActivityMemcpyPtoP4 *r, enc_gpu *o) {
 
 static void memset_record(const CUpti_ActivityMemset4 *r, enc_gpu *o) {
     o->kind = PB_GpuActivityKind_GPU_MEMSET;
+    o->graph_id = r->graphId; /* work a graph launch ran: its graph and node (0: none) */
+    o->graph_node_id = r->graphNodeId;
     o->correlation_id = r->correlationId;
     o->start_ns = r->start;
     o->end_ns = r->end;
@@ -83,6 +89,8 @@ static void memset_record(const CUpti_ActivityMemset4 *r, enc_gpu *o) {
 
 static void kernel_record(const CUpti_ActivityKernel10 *r, enc_gpu *o) {
     o->kind = PB_GpuActivityKind_GPU_KERNEL;
+    o->graph_id = r->graphId; /* work a graph launch ran: its graph and node (0: none) */
+    o->graph_node_id = r->graphNodeId;
     o->correlation_id = r->correlationId;
     o->start_ns = r->start;
     o->end_ns = r->end;

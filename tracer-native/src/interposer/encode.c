@@ -122,6 +122,7 @@ void enc_alloc_body(pbw *out, const enc_alloc *m) {
     S(w, Alloc, host_function, m->host_function, 64);
     F(w, Alloc, previous_ptr, m->previous_ptr);
     if (m->numa_known) pbw_u64_present(w, PB_Alloc_numa_node, m->numa_node);
+    U(w, Alloc, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -133,6 +134,7 @@ void enc_free_body(pbw *out, const enc_free *m) {
     F(w, Free, ptr, m->ptr);
     F(w, Free, stream, m->stream);
     Z(w, Free, device, m->device);
+    U(w, Free, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -163,6 +165,7 @@ void enc_copy_body(pbw *out, const enc_copy *m) {
     I(w, Copy, src_memory_type, m->src_memory_type);
     Z(w, Copy, device, m->device);
     pbw_bytes(w, PB_Copy_symbol_data, m->symbol_data, m->symbol_data_len);
+    U(w, Copy, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -181,6 +184,7 @@ void enc_memset_body(pbw *out, const enc_memset *m) {
     U(w, Memset, height, m->height);
     U(w, Memset, depth, m->depth);
     Z(w, Memset, device, m->device);
+    U(w, Memset, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -226,6 +230,7 @@ void enc_launch_body(pbw *out, const enc_launch *m) {
     pbw_bool(w, PB_KernelLaunch_args_truncated, m->args_truncated);
     Z(w, KernelLaunch, device, m->device);
     pbw_bool(w, PB_KernelLaunch_cooperative, m->cooperative);
+    U(w, KernelLaunch, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -247,6 +252,7 @@ void enc_event_op_body(pbw *out, const enc_event_op *m) {
     F(w, EventOp, event, m->event);
     F(w, EventOp, stream, m->stream);
     U(w, EventOp, flags, m->flags);
+    U(w, EventOp, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -303,6 +309,7 @@ void enc_callback_body(pbw *out, const enc_callback *m) {
     F(w, HostCallback, stream, m->stream);
     F(w, HostCallback, function, m->function);
     F(w, HostCallback, user_data, m->user_data);
+    U(w, HostCallback, capture_id, m->capture_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -359,6 +366,8 @@ void enc_gpu_body(pbw *out, const enc_gpu *m) {
         pbw_u64_present(w, PB_GpuActivity_dynamic_shared_mem_bytes, m->dynamic_shared_mem_bytes);
         pbw_u64_present(w, PB_GpuActivity_shared_mem_per_block_bytes, m->shared_mem_per_block_bytes);
     }
+    U(w, GpuActivity, graph_id, m->graph_id);
+    U(w, GpuActivity, graph_node_id, m->graph_node_id);
     pbw_end(w, b);
     DONE(out);
 }
@@ -481,6 +490,57 @@ void enc_mpi_body(pbw *out, const enc_mpi *m) {
     DONE(out);
 }
 
+/* ---- CUDA graphs ---- */
+
+uint8_t *enc_graph_exec_begin(pbw *out, const enc_graph_exec *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_graph_exec);
+    F(w, GraphExec, exec, m->exec);
+    F(w, GraphExec, graph, m->graph);
+    Z(w, GraphExec, device, m->device);
+    U(w, GraphExec, node_count, m->node_count);
+    U(w, GraphExec, edge_count, m->edge_count);
+    pbw_bool(w, PB_GraphExec_part, m->part);
+    pbw_bool(w, PB_GraphExec_replace, m->replace);
+    U(w, GraphExec, nodes_not_recorded, m->nodes_not_recorded);
+    DONE(out);
+    return b;
+}
+
+void enc_graph_node_write(pbw *out, const enc_graph_node *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_GraphExec_nodes);
+    F(w, GraphNode, id, m->id);
+    U(w, GraphNode, kind, m->kind);
+    F(w, GraphNode, parent, m->parent);
+    F(w, GraphNode, host_function, m->host_function);
+    F(w, GraphNode, user_data, m->user_data);
+    F(w, GraphNode, event, m->event);
+    F(w, GraphNode, ptr, m->ptr);
+    U(w, GraphNode, bytes, m->bytes);
+    pbw_bool(w, PB_GraphNode_disabled, m->disabled);
+    I(w, GraphNode, query_error, m->query_error);
+    DONE(out);
+    /* the nested parameter messages have GraphNode's numbers, which are Event's */
+    _Static_assert(PB_GraphNode_copy == PB_Event_copy && PB_GraphNode_memset == PB_Event_memset &&
+                       PB_GraphNode_launch == PB_Event_launch,
+                   "GraphNode numbers its parameters as Event does");
+    if (m->copy) enc_copy_body(out, m->copy);
+    if (m->memset) enc_memset_body(out, m->memset);
+    if (m->launch) enc_launch_body(out, m->launch);
+    w = out;
+    pbw_end(w, b);
+}
+
+void enc_graph_edge(pbw *out, uint64_t from, uint64_t to) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_GraphExec_edges);
+    F(w, GraphEdge, from, from);
+    F(w, GraphEdge, to, to);
+    pbw_end(w, b);
+    DONE(out);
+}
+
 void enc_nccl_body(pbw *out, const enc_nccl *m) {
     LOCAL_WRITER(out);
     uint8_t *b = pbw_begin(w, PB_Event_nccl);
@@ -491,6 +551,32 @@ void enc_nccl_body(pbw *out, const enc_nccl *m) {
     Z(w, NcclCall, peer, m->peer);
     U(w, NcclCall, bytes, m->bytes);
     U(w, NcclCall, stream, m->stream);
+    pbw_end(w, b);
+    DONE(out);
+}
+
+void enc_graph_exec_end(pbw *w, uint8_t *head) {
+    pbw_end(w, head);
+}
+
+void enc_graph_launch_body(pbw *out, const enc_graph_launch *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_graph_launch);
+    F(w, GraphLaunch, exec, m->exec);
+    F(w, GraphLaunch, stream, m->stream);
+    Z(w, GraphLaunch, device, m->device);
+    U(w, GraphLaunch, capture_id, m->capture_id);
+    pbw_end(w, b);
+    DONE(out);
+}
+
+void enc_stream_capture_body(pbw *out, const enc_stream_capture *m) {
+    LOCAL_WRITER(out);
+    uint8_t *b = pbw_begin(w, PB_Event_stream_capture);
+    F(w, StreamCapture, stream, m->stream);
+    U(w, StreamCapture, capture_id, m->capture_id);
+    U(w, StreamCapture, mode, m->mode);
+    F(w, StreamCapture, graph, m->graph);
     pbw_end(w, b);
     DONE(out);
 }

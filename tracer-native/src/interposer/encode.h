@@ -56,12 +56,14 @@ typedef struct {
     uint64_t previous_ptr;
     bool numa_known; /* numa_node is written only when known (node 0 is a node) */
     uint32_t numa_node;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_alloc;
 
 typedef struct {
     int kind;
     uint64_t ptr, stream;
     int32_t device;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_free;
 
 typedef struct {
@@ -77,6 +79,7 @@ typedef struct {
     int32_t dst_memory_type, src_memory_type, device;
     const void *symbol_data; /* host bytes copied to a variable, symbol_data_len of them */
     uint32_t symbol_data_len;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_copy;
 
 typedef struct {
@@ -87,6 +90,7 @@ typedef struct {
     uint32_t dims;
     uint64_t pitch, width, height, depth;
     int32_t device;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_memset;
 
 typedef struct {
@@ -114,6 +118,7 @@ typedef struct {
     int decode;
     bool args_truncated, cooperative;
     int32_t device;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_launch;
 
 typedef struct {
@@ -125,6 +130,7 @@ typedef struct {
 typedef struct {
     uint64_t event, stream;
     uint32_t flags;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_event_op;
 
 typedef struct {
@@ -153,6 +159,7 @@ typedef struct {
 
 typedef struct {
     uint64_t stream, function, user_data;
+    uint64_t capture_id; /* the stream's capture (0: not captured): a graph node, not work */
 } enc_callback;
 
 typedef struct {
@@ -179,6 +186,7 @@ typedef struct {
     uint32_t registers_per_thread;
     bool shared_mem_known; /* the three below are written only when known (0 bytes is a size) */
     uint64_t static_shared_mem_bytes, dynamic_shared_mem_bytes, shared_mem_per_block_bytes;
+    uint64_t graph_id, graph_node_id; /* CUPTI's, for work a graph launch ran (0: none) */
 } enc_gpu;
 
 /* DeviceInfo: a device as the runtime describes it (0: not known). */
@@ -302,6 +310,44 @@ void enc_device_info_body(pbw *w, const enc_device_info *m);
 void enc_annotation_body(pbw *w, const enc_annotation *m);
 void enc_mpi_body(pbw *w, const enc_mpi *m);
 void enc_nccl_body(pbw *w, const enc_nccl *m);
+
+/* CUDA graphs. A GraphExec is written as a head (enc_graph_exec_begin ... its nodes and edges ...
+ * enc_graph_exec_end); each node's parameters reuse the Copy, Memset and KernelLaunch encoders
+ * (GraphNode numbers them as Event does). */
+typedef struct {
+    uint64_t exec, graph;
+    int32_t device;
+    uint32_t node_count, edge_count, nodes_not_recorded;
+    bool part, replace;
+} enc_graph_exec;
+
+typedef struct {
+    uint64_t id, parent;
+    int kind; /* PB_GraphNodeKind_* */
+    uint64_t host_function, user_data, event, ptr, bytes;
+    bool disabled;
+    int32_t query_error;
+    const enc_copy *copy;
+    const enc_memset *memset;
+    const enc_launch *launch;
+} enc_graph_node;
+
+typedef struct {
+    uint64_t exec, stream, capture_id;
+    int32_t device;
+} enc_graph_launch;
+
+typedef struct {
+    uint64_t stream, capture_id, graph;
+    uint32_t mode;
+} enc_stream_capture;
+
+uint8_t *enc_graph_exec_begin(pbw *w, const enc_graph_exec *m);
+void enc_graph_node_write(pbw *w, const enc_graph_node *m);
+void enc_graph_edge(pbw *w, uint64_t from, uint64_t to);
+void enc_graph_exec_end(pbw *w, uint8_t *head);
+void enc_graph_launch_body(pbw *w, const enc_graph_launch *m);
+void enc_stream_capture_body(pbw *w, const enc_stream_capture *m);
 
 /* The header of a Batch (pid, tid, seq); its events follow as repeated field 4. */
 void enc_batch_head(pbw *w, uint32_t pid, uint32_t tid, uint64_t seq);

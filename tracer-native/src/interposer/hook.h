@@ -73,5 +73,12 @@ int at_memory_kind_of_host_flags(unsigned int flags);
 /* cudaMemoryType of a pointer and its device, asked of the runtime without touching the program's
  * view of cudaGetLastError (hooks_copy.c); false when it cannot be asked. */
 bool at_pointer_type(const void *p, int *type, int *device);
+/* The capture a stream is part of, asked after a call on it succeeded (0: none, or not known). */
+uint64_t at_capture_id(uint64_t stream, cudaError_t r);
+/* A copy's kinds and devices as the copy hooks record them. */
+void at_copy_kinds(enc_copy *m, enum cudaMemcpyKind kind, const void *dst, const void *src);
+/* A launch record of kernel `fun` (a host stub or a cudaKernel_t) with arguments `args`, whose
+ * bytes go to `blob` (ENC_MAX_LAUNCH_ARGS of room). */
+void at_launch_args(enc_launch *m, const void *fun, void **args, uint8_t *blob);
 
 #endif

@@ -75,8 +75,13 @@ static void kinds(enc_copy *m, enum cudaMemcpyKind kind, const void *dst, const 
     m->kind_resolved = table[on_device(st)][on_device(dt)];
 }
 
+void at_copy_kinds(enc_copy *m, enum cudaMemcpyKind kind, const void *dst, const void *src) {
+    kinds(m, kind, dst, src, cudaSuccess);
+}
+
 static void record_copy(at_call *c, cudaError_t r, enc_copy *m, bool sync) {
     m->device = at_tls.device;
+    if (!sync) m->capture_id = at_capture_id(m->stream, r);
     m->async = !sync;
     AT_RECORD(c, r, enc_copy_body, m);
     at_leave(c);
@@ -337,6 +342,7 @@ static void record_memset(at_call *c, cudaError_t r, enc_memset *m, cudaStream_t
     m->stream = at_stream(s);
     m->async = !sync;
     m->device = at_tls.device;
+    if (!sync) m->capture_id = at_capture_id(m->stream, r);
     AT_RECORD(c, r, enc_memset_body, m);
     at_leave(c);
 }

@@ -446,28 +446,40 @@ static void prepare(kernel *k) {
     }
 }
 
+/* The kernel's id and decode, and its argument bytes from `args` (one pointer per parameter). */
+static void fill_args(enc_launch *m, kernel *k, void **args, uint8_t *blob) {
+    m->args = blob;
+    m->decode = PB_ParamDecode_NONE;
+    if (k == NULL) return;
+    if (atomic_load_explicit(&k->state, memory_order_acquire) != LAYOUT_READY) prepare(k);
+    m->kernel_id = (uint64_t)(uintptr_t)k->host_fun;
+    m->decode = k->decode;
+    if (args == NULL) return;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const enc_kernel_param *p = &k->params[i];
+        if (p->recorded_size > 0 && args[i] != NULL) memcpy(blob + p->recorded_offset, args[i], p->recorded_size);
+        if (p->recorded_size < p->size) m->args_truncated = true;
+        m->args_len = p->recorded_offset + p->recorded_size;
+    }
+}
+
+void at_launch_args(enc_launch *m, const void *fun, void **args, uint8_t *blob) {
+    kernel *k = kernel_by_fun(fun);
+    if (k == NULL) k = kernel_by_handle(fun); /* a cudaKernel_t, as captured launches keep it */
+    m->kernel_id = (uint64_t)(uintptr_t)fun;
+    fill_args(m, k, args, blob);
+}
+
 static void record_launch(at_call *c, cudaError_t r, kernel *k, const void *id, dim3 g, dim3 b,
                           void **args, size_t shm, cudaStream_t s, bool cooperative) {
     uint8_t blob[ENC_MAX_LAUNCH_ARGS];
-    enc_launch m = {.kernel_id = (uint64_t)(uintptr_t)(k ? k->host_fun : id),
+    enc_launch m = {.kernel_id = (uint64_t)(uintptr_t)id,
                     .grid_x = g.x, .grid_y = g.y, .grid_z = g.z,
                     .block_x = b.x, .block_y = b.y, .block_z = b.z,
-                    .shared_mem_bytes = shm, .stream = at_stream(s), .args = blob,
-                    .decode = PB_ParamDecode_NONE, .device = at_tls.device, .cooperative = cooperative};
-    if (k != NULL) {
-        if (atomic_load_explicit(&k->state, memory_order_acquire) != LAYOUT_READY) prepare(k);
-        m.decode = k->decode;
-        if (args != NULL) {
-            for (uint32_t i = 0; i < k->nparams; i++) {
-                const enc_kernel_param *p = &k->params[i];
-                if (p->recorded_size > 0 && args[i] != NULL) {
-                    memcpy(blob + p->recorded_offset, args[i], p->recorded_size);
-                }
-                if (p->recorded_size < p->size) m.args_truncated = true;
-                m.args_len = p->recorded_offset + p->recorded_size;
-            }
-        }
-    }
+                    .shared_mem_bytes = shm, .stream = at_stream(s),
+                    .device = at_tls.device, .cooperative = cooperative,
+                    .capture_id = at_capture_id(at_stream(s), r)};
+    fill_args(&m, k, args, blob);
     AT_RECORD(c, r, enc_launch_body, &m);
     at_leave(c);
 }

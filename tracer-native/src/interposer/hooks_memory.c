@@ -49,7 +49,8 @@ static void record_alloc(at_call *c, cudaError_t r, int kind, uint64_t ptr, uint
 static void record_free(at_call *c, cudaError_t r, int kind, const void *ptr, cudaStream_t s) {
     enc_free m = {.kind = kind, .ptr = (uint64_t)(uintptr_t)ptr, .stream = at_stream(s),
                   .device = kind == PB_MemoryKind_DEVICE || kind == PB_MemoryKind_STREAM_ORDERED
-                                ? at_tls.device : -1};
+                                ? at_tls.device : -1,
+                  .capture_id = at_capture_id(at_stream(s), r)};
     AT_RECORD(c, r, enc_free_body, &m);
 }
 
@@ -136,7 +137,7 @@ static cudaError_t malloc_async(malloc_async_fn real, int api, void *ra, void **
     if (!at_enter_(&c, api, ra)) return real(p, n, s);
     cudaError_t r = real(p, n, s);
     enc_alloc m = {.kind = PB_MemoryKind_STREAM_ORDERED, .ptr = out_ptr(r, p), .bytes = n,
-                   .device = at_tls.device, .stream = at_stream(s)};
+                   .device = at_tls.device, .stream = at_stream(s), .capture_id = at_capture_id(at_stream(s), r)};
     AT_RECORD(&c, r, enc_alloc_body, &m);
     at_leave(&c);
     return r;
@@ -160,7 +161,7 @@ static cudaError_t pool_async(pool_async_fn real, int api, void *ra, void **p, s
     if (!at_enter_(&c, api, ra)) return real(p, n, pool, s);
     cudaError_t r = real(p, n, pool, s);
     enc_alloc m = {.kind = PB_MemoryKind_STREAM_ORDERED, .ptr = out_ptr(r, p), .bytes = n,
-                   .device = at_tls.device, .stream = at_stream(s)};
+                   .device = at_tls.device, .stream = at_stream(s), .capture_id = at_capture_id(at_stream(s), r)};
     AT_RECORD(&c, r, enc_alloc_body, &m);
     at_leave(&c);
     return r;

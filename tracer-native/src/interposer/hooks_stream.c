@@ -117,7 +117,8 @@ APPTRACE_HOOK(cudaStreamDestroy, cudaError_t, (cudaStream_t stream)) {
 /* ---- events ---- */
 
 static void record_event(at_call *c, cudaError_t r, cudaEvent_t ev, cudaStream_t s, unsigned flags) {
-    enc_event_op m = {.event = (uint64_t)(uintptr_t)ev, .stream = at_stream(s), .flags = flags};
+    enc_event_op m = {.event = (uint64_t)(uintptr_t)ev, .stream = at_stream(s), .flags = flags,
+                      .capture_id = s != NULL ? at_capture_id(at_stream(s), r) : 0};
     AT_RECORD(c, r, enc_event_op_body, &m);
     at_leave(c);
 }
@@ -196,7 +197,7 @@ APPTRACE_HOOK(cudaEventDestroy, cudaError_t, (cudaEvent_t event)) {
 
 static void record_callback(at_call *c, cudaError_t r, cudaStream_t s, const void *fn, void *data) {
     enc_callback m = {.stream = at_stream(s), .function = (uint64_t)(uintptr_t)fn,
-                      .user_data = (uint64_t)(uintptr_t)data};
+                      .user_data = (uint64_t)(uintptr_t)data, .capture_id = at_capture_id(at_stream(s), r)};
     AT_RECORD(c, r, enc_callback_body, &m);
     at_leave(c);
 }

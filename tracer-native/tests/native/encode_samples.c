@@ -76,12 +76,14 @@ int main(int argc, char **argv) {
         .pitch = U(Alloc, pitch), .width = U(Alloc, width), .height = U(Alloc, height),
         .depth = U(Alloc, depth), .host_function = S(Alloc, host_function), .previous_ptr = U(Alloc, previous_ptr),
         .numa_known = true, .numa_node = U(Alloc, numa_node)};
+    al.capture_id = U(Alloc, capture_id);
     EVENT(enc_alloc_body(&w, &al));
     /* NUMA node 0 is present, unlike the zero of a plain field */
     enc_alloc node0 = {.kind = 2, .ptr = 0x1000, .bytes = 4096, .numa_known = true, .numa_node = 0};
     EVENT(enc_alloc_body(&w, &node0));
 
     enc_free fr = {.kind = U(Free, kind), .ptr = U(Free, ptr), .stream = U(Free, stream), .device = I(Free, device)};
+    fr.capture_id = U(Free, capture_id);
     EVENT(enc_free_body(&w, &fr));
 
     enc_copy cp = {.dst = U(Copy, dst), .src = U(Copy, src), .bytes = U(Copy, bytes),
@@ -93,12 +95,14 @@ int main(int argc, char **argv) {
         .symbol_host_address = U(Copy, symbol_host_address), .symbol_offset = U(Copy, symbol_offset),
         .dst_memory_type = I(Copy, dst_memory_type), .src_memory_type = I(Copy, src_memory_type),
         .device = I(Copy, device), .symbol_data = "\x01\x02\x00\xff", .symbol_data_len = 4};
+    cp.capture_id = U(Copy, capture_id);
     EVENT(enc_copy_body(&w, &cp));
 
     enc_memset ms = {.ptr = U(Memset, ptr), .value = I(Memset, value), .bytes = U(Memset, bytes),
         .stream = U(Memset, stream), .async = true, .dims = U(Memset, dims), .pitch = U(Memset, pitch),
         .width = U(Memset, width), .height = U(Memset, height), .depth = U(Memset, depth),
         .device = I(Memset, device)};
+    ms.capture_id = U(Memset, capture_id);
     EVENT(enc_memset_body(&w, &ms));
 
     enc_kernel_param params[2] = {
@@ -120,6 +124,7 @@ int main(int argc, char **argv) {
         .stream = U(KernelLaunch, stream), .args = blob, .args_len = sizeof blob,
         .decode = U(KernelLaunch, decode), .args_truncated = true, .device = I(KernelLaunch, device),
         .cooperative = true};
+    la.capture_id = U(KernelLaunch, capture_id);
     EVENT(enc_launch_body(&w, &la));
 
     enc_stream_op so = {.stream = U(StreamOp, stream), .flags = U(StreamOp, flags),
@@ -127,6 +132,7 @@ int main(int argc, char **argv) {
     EVENT(enc_stream_body(&w, &so));
 
     enc_event_op eo = {.event = U(EventOp, event), .stream = U(EventOp, stream), .flags = U(EventOp, flags)};
+    eo.capture_id = U(EventOp, capture_id);
     EVENT(enc_event_op_body(&w, &eo));
 
     enc_sync sy = {.scope = U(Sync, scope), .stream = U(Sync, stream), .event = U(Sync, event), .device = I(Sync, device)};
@@ -145,6 +151,7 @@ int main(int argc, char **argv) {
 
     enc_callback cb = {.stream = U(HostCallback, stream), .function = U(HostCallback, function),
         .user_data = U(HostCallback, user_data)};
+    cb.capture_id = U(HostCallback, capture_id);
     EVENT(enc_callback_body(&w, &cb));
 
     enc_symbol sm = {.host_address = U(SymbolInfo, host_address), .name = S(SymbolInfo, name),
@@ -167,7 +174,30 @@ int main(int argc, char **argv) {
         .static_shared_mem_bytes = U(GpuActivity, static_shared_mem_bytes),
         .dynamic_shared_mem_bytes = U(GpuActivity, dynamic_shared_mem_bytes),
         .shared_mem_per_block_bytes = U(GpuActivity, shared_mem_per_block_bytes)};
+    g.graph_id = U(GpuActivity, graph_id);
+    g.graph_node_id = U(GpuActivity, graph_node_id);
     EVENT(enc_gpu_body(&w, &g));
+
+    enc_graph_exec gx = {.exec = U(GraphExec, exec), .graph = U(GraphExec, graph), .device = I(GraphExec, device),
+                         .node_count = U(GraphExec, node_count), .edge_count = U(GraphExec, edge_count),
+                         .nodes_not_recorded = U(GraphExec, nodes_not_recorded), .part = true, .replace = true};
+    enc_graph_node gn = {.id = U(GraphNode, id), .kind = U(GraphNode, kind), .parent = U(GraphNode, parent),
+                         .host_function = U(GraphNode, host_function), .user_data = U(GraphNode, user_data),
+                         .event = U(GraphNode, event), .ptr = U(GraphNode, ptr), .bytes = U(GraphNode, bytes),
+                         .disabled = true, .query_error = I(GraphNode, query_error), .copy = &cp, .memset = &ms,
+                         .launch = &la};
+    EVENT({
+        uint8_t *gh = enc_graph_exec_begin(&w, &gx);
+        enc_graph_node_write(&w, &gn);
+        enc_graph_edge(&w, U(GraphEdge, from), U(GraphEdge, to));
+        enc_graph_exec_end(&w, gh);
+    });
+    enc_graph_launch gl = {.exec = U(GraphLaunch, exec), .stream = U(GraphLaunch, stream),
+                           .device = I(GraphLaunch, device), .capture_id = U(GraphLaunch, capture_id)};
+    EVENT(enc_graph_launch_body(&w, &gl));
+    enc_stream_capture sc = {.stream = U(StreamCapture, stream), .capture_id = U(StreamCapture, capture_id),
+                             .mode = U(StreamCapture, mode), .graph = U(StreamCapture, graph)};
+    EVENT(enc_stream_capture_body(&w, &sc));
 
     EVENT(enc_clock_sync_body(&w, U(ClockSync, gpu_clock_ns), U(ClockSync, monotonic_ns), S(ClockSync, source)));
 

@@ -31,6 +31,8 @@ static void memcpy_pinned_h2d(void) {
     r.contextId = 5;
     r.streamId = 13;
     r.correlationId = 77;
+    r.graphId = 3;
+    r.graphNodeId = 0x100000002ull;
     enc_gpu g;
     EXPECT(cupti_convert((CUpti_Activity *)&r, &g) == 1);
     EXPECT(g.kind == PB_GpuActivityKind_GPU_MEMCPY);
@@ -42,6 +44,7 @@ static void memcpy_pinned_h2d(void) {
     EXPECT(g.device == 1 && g.context == 5 && g.stream_id == 13);
     EXPECT(g.correlation_id == 77);
     EXPECT(g.flags == CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC);
+    EXPECT(g.graph_id == 3 && g.graph_node_id == 0x100000002ull); /* a memcpy node of graph 3 */
 }
 
 static void memcpy_pageable_d2h(void) {
@@ -72,9 +75,11 @@ static void peer(void) {
     r.srcDeviceId = 2;
     r.dstDeviceId = 3;
     r.correlationId = 9;
+    r.graphId = 0; /* not graph work */
     enc_gpu g;
     EXPECT(cupti_convert((CUpti_Activity *)&r, &g) == 1);
     EXPECT(g.kind == PB_GpuActivityKind_GPU_MEMCPY_PEER);
+    EXPECT(g.graph_id == 0 && g.graph_node_id == 0);
     EXPECT(g.copy_kind == PB_CopyKind_DEVICE_TO_DEVICE);
     EXPECT(g.src_device == 2 && g.dst_device == 3);
     EXPECT(g.bytes == 8 << 20 && g.correlation_id == 9);
@@ -90,9 +95,12 @@ static void memset_record(void) {
     r.end = 2;
     r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
     r.correlationId = 3;
+    r.graphId = 5;
+    r.graphNodeId = 6;
     enc_gpu g;
     EXPECT(cupti_convert((CUpti_Activity *)&r, &g) == 1);
     EXPECT(g.kind == PB_GpuActivityKind_GPU_MEMSET);
+    EXPECT(g.graph_id == 5 && g.graph_node_id == 6);
     EXPECT(g.value == 0xab && g.bytes == 256);
     EXPECT(g.dst_kind == PB_MemoryKind_MANAGED);
 }
@@ -112,6 +120,8 @@ static void kernel(void) {
     r.blockY = 1;
     r.blockZ = 1;
     r.correlationId = 11;
+    r.graphId = 9;
+    r.graphNodeId = 42;
     r.registersPerThread = 40;
     r.staticSharedMemory = 4096;
     r.dynamicSharedMemory = 1024;
@@ -124,6 +134,7 @@ static void kernel(void) {
     EXPECT(g.block_x == 256 && g.block_y == 1 && g.block_z == 1);
     EXPECT(g.start_ns == 100 && g.end_ns == 250 && g.device == 2 && g.stream_id == 7);
     EXPECT(g.correlation_id == 11);
+    EXPECT(g.graph_id == 9 && g.graph_node_id == 42);
     EXPECT(g.registers_per_thread == 40 && g.shared_mem_known);
     EXPECT(g.static_shared_mem_bytes == 4096 && g.dynamic_shared_mem_bytes == 1024);
     EXPECT(g.shared_mem_per_block_bytes == 5120);

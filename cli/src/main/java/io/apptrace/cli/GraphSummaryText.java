@@ -39,6 +39,14 @@ final class GraphSummaryText {
           + " the order of operations comes from streams and synchronization alone%n",
           g.header().getSourceFormat());
     }
+    io.apptrace.graph.GraphLaunchTable gl = g.graphLaunches();
+    if (gl.executables() > 0 || !gl.launches().isEmpty() || gl.undescribedLaunches() > 0) {
+      out.printf(Locale.ROOT, "CUDA graphs: %s, %s running %s (each a node's operation, ordered by the graph's"
+          + " edges)%s%n", count(gl.executables(), "executable graph", "executable graphs"),
+          count(gl.launches().size(), "launch", "launches"), count((int) gl.nodeOperations(), "operation",
+              "operations"), gl.undescribedLaunches() == 0 ? "" : String.format(Locale.ROOT,
+                  "; %d launch(es) of graphs the trace does not describe", gl.undescribedLaunches()));
+    }
     g.truncation().ifPresent(t -> out.printf(Locale.ROOT,
         "the trace is cut short at byte %d (%s): the graph holds what came before%n", t.byteOffset(), t.reason()));
     if (!s.bytesMoved().isEmpty()) {

@@ -138,6 +138,18 @@ final class StatsText {
     if (c.memsets() > 0) {
       out.printf(Locale.ROOT, "%smemsets: %,d, %s%n", in, c.memsets(), Units.size(c.memsetBytes()));
     }
+    if (c.graphs() > 0 || c.graphLaunches() > 0 || c.capturedCalls() > 0) {
+      long nodes = c.graphNodes().values().stream().mapToLong(Long::longValue).sum();
+      StringBuilder kinds = new StringBuilder();
+      c.graphNodes().forEach((k, n) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(n).append(' ').append(k));
+      out.printf(Locale.ROOT, "%sCUDA graphs: %,d executable graph%s, %,d node%s%s, %,d launch%s%n", in, c.graphs(),
+          c.graphs() == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", nodes > 0 ? " (" + kinds + ")" : "",
+          c.graphLaunches(), c.graphLaunches() == 1 ? "" : "es");
+      if (c.capturedCalls() > 0) {
+        out.printf(Locale.ROOT, "%s  %,d calls captured into graphs (nodes, not work)%n",
+            in, c.capturedCalls());
+      }
+    }
     if (!c.gpuWork().isEmpty()) {
       out.printf("%sGPU work (measured GPU times):%n", in);
       c.gpuWork().forEach((kind, v) -> out.printf(Locale.ROOT, "%s  %-11s %,10d  %12s%s%n", in, kind, v[0],

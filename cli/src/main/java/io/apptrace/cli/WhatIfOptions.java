@@ -28,7 +28,7 @@ final class WhatIfOptions {
 
   @Option(names = "--what-if", paramLabel = "T", description = "Replay a change to the application as well:"
       + " pin-pageable, pin=ALLOCATION (an 'alloc' of 'graph --json'), async-copies, streams=N, keep-resident,"
-      + " merge-copies; repeat to combine (applied in the order given).")
+      + " merge-copies, graph-launch; repeat to combine (applied in the order given, graph-launch last).")
   List<String> whatIfs = new ArrayList<>();
 
   /** The what-ifs asked for, checked (bad usage names the value). */

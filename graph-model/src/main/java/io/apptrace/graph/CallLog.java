@@ -34,7 +34,12 @@ public final class CallLog {
      * imported trace does not name; the replay waits for the streams whose work had ended, as
      * measured, when the call returned.
      */
-    SYNC_SOME_STREAMS
+    SYNC_SOME_STREAMS,
+    /**
+     * Launches a CUDA graph on stream {@link #b}: launch {@link #a} of the graph's
+     * {@link GraphLaunchTable}, whose operations it issues all at once.
+     */
+    GRAPH_LAUNCH
   }
 
   private static final Type[] TYPES = Type.values();

@@ -33,11 +33,13 @@ public final class Dvdg {
   private final Truncation truncation;
   private final CallLog calls;
   private final KernelCoverage kernels;
+  private final GraphLaunchTable graphLaunches;
   private DvdgGraph graph;
 
   Dvdg(TraceHeader header, List<Allocation> allocations, ValueTable values, OperationTable ops,
       List<Race> races, Warnings warnings, Map<Integer, List<Module>> modules,
-      Map<Integer, Map<Integer, SourceGpu>> gpus, Truncation truncation, CallLog calls, KernelCoverage kernels) {
+      Map<Integer, Map<Integer, SourceGpu>> gpus, Truncation truncation, CallLog calls, KernelCoverage kernels,
+      GraphLaunchTable graphLaunches) {
     this.header = Objects.requireNonNull(header, "header");
     this.allocations = List.copyOf(allocations);
     this.values = values;
@@ -51,11 +53,17 @@ public final class Dvdg {
     this.truncation = truncation;
     this.calls = calls;
     this.kernels = Objects.requireNonNull(kernels, "kernels");
+    this.graphLaunches = Objects.requireNonNull(graphLaunches, "graphLaunches");
+  }
+
+  /** The CUDA graph launches, with the operations each ran. */
+  public GraphLaunchTable graphLaunches() {
+    return graphLaunches;
   }
 
   /** The same graph, noting that its trace was cut short. */
   Dvdg truncated(Truncation t) {
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, t, calls, kernels);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, t, calls, kernels, graphLaunches);
   }
 
   public TraceHeader header() {

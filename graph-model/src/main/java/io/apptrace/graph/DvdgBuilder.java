@@ -84,6 +84,8 @@ public final class DvdgBuilder {
     final Map<Integer, SourceGpu> gpus = new java.util.TreeMap<>();
     /** Pointers copied into device variables (cudaMemcpyToSymbol). */
     final SymbolPointers symbolPointers = new SymbolPointers();
+    /** Its executable CUDA graphs. */
+    final GraphExecutables graphs = new GraphExecutables();
 
     Proc(int pid) {
       this.pid = pid;
@@ -312,6 +314,10 @@ public final class DvdgBuilder {
           ops.resources(op, g.resources());
         }
       }
+    } else if (((GraphEvent.Other) ev).record().event().hasGraphLaunch()) {
+      if (succeeded(c)) {
+        graphLaunch(t, c, ((GraphEvent.Other) ev).record().event().getGraphLaunch());
+      }
     } else if (((GraphEvent.Other) ev).record().event().hasPrefetch()) {
       if (succeeded(c)) {
         prefetch(t, c, ((GraphEvent.Other) ev).record().event().getPrefetch());
@@ -352,18 +358,23 @@ public final class DvdgBuilder {
       }
       case KERNEL_INFO -> p.kernels.putIfAbsent(e.getKernelInfo().getKernelId(), e.getKernelInfo());
       case ALLOC -> {
-        if (ok) {
+        if (ok && e.getAlloc().getCaptureId() == 0) { // a captured one is a graph's alloc node
           alloc(r.pid(), p, e);
         }
       }
       case FREE -> {
-        if (ok) {
+        if (ok && e.getFree().getCaptureId() == 0) {
           free(p, r, e);
         }
       }
       case SYMBOL -> symbol(r.pid(), p, e);
+      case GRAPH_EXEC -> {
+        if (ok) {
+          p.graphs.accept(e.getGraphExec());
+        }
+      }
       case STREAM -> stream(p, e, ok);
-      case EVENT -> event(p, r, e, ok);
+      case EVENT -> event(p, r, e, ok && e.getEvent().getCaptureId() == 0);
       case SYNC -> {
         if (ok) {
           sync(p, r, e);
@@ -397,6 +408,12 @@ public final class DvdgBuilder {
     int name = apiName(c);
     long entry = c.entryNs();
     long dur = c.durationNs();
+    if (pendingGraphLaunch >= 0) {
+      calls.add(thread, CallLog.Type.GRAPH_LAUNCH, entry, dur, pendingGraphLaunch,
+          callStream(c.pid(), pendingGraphStream), name);
+      pendingGraphLaunch = -1;
+      return;
+    }
     if (ops.size() > opsBefore) {
       calls.add(thread, CallLog.Type.OP, entry, dur, ops.size() - 1, callStream(c.pid(), lastOpStream), name);
       return;
@@ -406,7 +423,8 @@ public final class DvdgBuilder {
       logWait(p, o.record(), thread, name);
       return;
     }
-    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasEvent()) {
+    if (ok && ev instanceof GraphEvent.Other o && o.record().event().hasEvent()
+        && o.record().event().getEvent().getCaptureId() == 0) { // a captured one is a graph's node
       EventOp eo = o.record().event().getEvent();
       String fn = c.function();
       if (isEventRecord(fn)) {
@@ -806,7 +824,7 @@ public final class DvdgBuilder {
     boolean dstOnDevice = Copies.onDevice(k.dst());
     long srcSpan = span(c.bytes(), c.dims(), c.spitch(), c.width(), c.height(), c.depth());
     long dstSpan = span(c.bytes(), c.dims(), c.dpitch(), c.width(), c.height(), c.depth());
-    HappensBefore.Stream s = streamOf(t, call.api(), c.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), c.stream());
     int op = begin(t, call, OpKind.COPY, apiName(call), c.stream(), dev, c.bytes(), s);
     ops.copy(op, k.direction(), k.src(), k.dst(), !c.async());
     if (c.src() != 0) {
@@ -836,7 +854,7 @@ public final class DvdgBuilder {
     Proc p = t.proc;
     int pid = call.pid();
     int dev = t.device;
-    HappensBefore.Stream s = streamOf(t, call.api(), m.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), m.stream());
     int op = begin(t, call, OpKind.MEMSET, apiName(call), m.stream(), dev, m.bytes(), s);
     long span = span(m.bytes(), m.dims(), m.pitch(), m.width(), m.height(), m.depth());
     if (m.ptr() != 0) {
@@ -886,7 +904,7 @@ public final class DvdgBuilder {
     t.kernelName = name;
     t.layout = layout;
     int dev = l.device() >= 0 ? l.device() : t.device;
-    HappensBefore.Stream s = streamOf(t, call.api(), l.stream());
+    HappensBefore.Stream s = nodeStream != null ? nodeStream : streamOf(t, call.api(), l.stream());
     int op = begin(t, call, OpKind.KERNEL, name, l.stream(), dev, 0, s);
     ops.dims(op, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ());
     ops.launchSharedMemBytes(op, l.sharedMemBytes());
@@ -922,6 +940,86 @@ public final class DvdgBuilder {
     }
   }
 
+  // ---- CUDA graphs ----
+
+  private final GraphLaunchTable graphLaunches = new GraphLaunchTable();
+  /** The launch the event being processed made, for the call log (-1: none), and its stream. */
+  private int pendingGraphLaunch = -1;
+  private HappensBefore.Stream pendingGraphStream;
+  /** The stream of the graph node being issued ({@link GraphLaunchOrder}; null: none). */
+  private HappensBefore.Stream nodeStream;
+
+  /**
+   * A CUDA graph launch: each of its kernel, memcpy and memset nodes is an operation on the launch
+   * stream, issued by the launch call, with the values it reads and writes as for stream work.
+   * The graph's edges order them: in the replay ({@link GraphLaunchTable}) and for races
+   * ({@link GraphLaunchOrder}: each on its branch, after its dependencies, the launch ordered
+   * against its stream as a kernel is). A launch into a stream being captured is a node of that
+   * capture, not work.
+   */
+  private void graphLaunch(HostThread t, GraphEvent.Call call, io.apptrace.proto.GraphLaunch gl) {
+    pendingGraphLaunch = -1;
+    if (gl.getCaptureId() != 0) {
+      return;
+    }
+    GraphExecutables.Plan plan = t.proc.graphs.plan(gl.getExec());
+    if (plan == null) {
+      graphLaunches.undescribed();
+      warnings.add("launch of a CUDA graph whose nodes were not recorded", "cudaGraphLaunch(0x"
+          + Long.toHexString(gl.getExec()) + ")");
+      return;
+    }
+    int device = t.device;
+    if (gl.getDevice() >= 0) {
+      t.device = gl.getDevice();
+    }
+    // graph memory: allocated as the launch begins (each launch anew), freed as it ends
+    for (io.apptrace.proto.GraphNode n : plan.allocs()) {
+      t.proc.spaces.remove(MemoryKind.STREAM_ORDERED, n.getPtr());
+      t.proc.spaces.add(newAllocation(call.pid(), MemoryKind.STREAM_ORDERED, t.device, n.getPtr(), n.getBytes(), false,
+          "graph mem alloc node"));
+    }
+    if (t.clock == null) {
+      t.clock = t.proc.order.threadClock(call.tid());
+    }
+    GraphLaunchOrder order = new GraphLaunchOrder(t.proc.order, t.clock, streamOf(t, call.api(), gl.getStream()),
+        call.entryNs(), t.proc.graphs.serial(gl.getExec()), plan.waitsFor(), t.device, call.tid());
+    int[] opIds = new int[plan.nodes().size()];
+    for (int i = 0; i < opIds.length; i++) {
+      nodeStream = order.before(i);
+      io.apptrace.proto.GraphNode n = plan.nodes().get(i);
+      GraphEvent.Call nc = new GraphEvent.Call(call.pid(), call.tid(), Api.API_OTHER_VALUE,
+          n.getKind() == io.apptrace.proto.GraphNodeKind.GRAPH_MEMCPY ? "graph memcpy node" : "graph memset node",
+          0, call.entryNs(), call.durationNs(), 0, call.callSite());
+      GraphEvent ev = GraphEvent.ofGraphNode(nc, n, gl.getStream());
+      int before = ops.size();
+      if (ev instanceof GraphEvent.CopyCall k) {
+        copy(t, nc, k);
+      } else if (ev instanceof GraphEvent.MemsetCall m) {
+        memset(t, nc, m);
+      } else if (ev instanceof GraphEvent.LaunchCall l) {
+        launch(t, nc, l);
+      }
+      opIds[i] = ops.size() > before ? ops.size() - 1 : -1;
+      order.after(i);
+    }
+    nodeStream = null;
+    order.finish();
+    for (io.apptrace.proto.GraphNode n : plan.frees()) {
+      t.proc.spaces.remove(MemoryKind.STREAM_ORDERED, n.getPtr());
+    }
+    t.device = device;
+    int[][] waits = new int[opIds.length][];
+    for (int i = 0; i < opIds.length; i++) {
+      waits[i] = java.util.Arrays.stream(plan.waitsFor()[i]).map(k -> opIds[k]).filter(op -> op >= 0).toArray();
+    }
+    int index = graphLaunches.add(new GraphLaunchTable.Launch(gl.getExec(), opIds, waits));
+    if (calls != null) {
+      pendingGraphLaunch = index;
+      pendingGraphStream = streamOf(t, call.api(), gl.getStream());
+    }
+  }
+
   /** The graph; the builder cannot be used afterwards. */
   public Dvdg build() {
     if (built) {
@@ -944,6 +1042,12 @@ public final class DvdgBuilder {
     if (calls != null) {
       calls.trim();
     }
-    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, null, calls, kernels);
+    int executables = 0;
+    for (Proc p : procs.values()) {
+      executables += p.graphs.described();
+    }
+    graphLaunches.executables(executables);
+    return new Dvdg(header, allocations, values, ops, races, warnings, modules, gpus, null, calls, kernels,
+        graphLaunches);
   }
 }

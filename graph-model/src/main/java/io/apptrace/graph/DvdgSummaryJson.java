@@ -35,6 +35,10 @@ public final class DvdgSummaryJson {
     root.put("values", s.values());
     root.put("allocations", s.allocations());
     root.put("implicit_allocations", s.implicitAllocations());
+    ObjectNode graphs = root.putObject("cuda_graphs");
+    graphs.put("executable_graphs", g.graphLaunches().executables());
+    graphs.put("launches", g.graphLaunches().launches().size());
+    graphs.put("node_operations", g.graphLaunches().nodeOperations());
     ObjectNode ops = root.putObject("operations");
     for (OpKind k : OpKind.values()) {
       ops.put(k.key(), s.operations().getOrDefault(k, 0));

@@ -181,6 +181,16 @@ final class HappensBefore {
    * what the operation has seen ({@link #seen}).
    */
   int issue(ThreadClock thread, Stream s, long entryNs) {
+    prepare(thread, s, entryNs);
+    s.clock = grow(s.clock, s.index + 1);
+    return ++s.clock[s.index];
+  }
+
+  /**
+   * What an operation issued on {@code s} now would be ordered after, joined into {@code s}'s
+   * clock, without issuing one (a CUDA graph launch: its nodes start from there).
+   */
+  void prepare(ThreadClock thread, Stream s, long entryNs) {
     if (!pending.isEmpty()) {
       learnUntil(entryNs);
     }
@@ -202,8 +212,6 @@ final class HappensBefore {
         s.clock = join(s.clock, legacy.clock);
       }
     }
-    s.clock = grow(s.clock, s.index + 1);
-    return ++s.clock[s.index];
   }
 
   /** Whether the operation at ({@code producerStream}, {@code producerSeq}) is ordered before

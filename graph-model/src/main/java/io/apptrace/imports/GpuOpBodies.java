@@ -63,7 +63,7 @@ final class GpuOpBodies {
         .setCopyKind(op.copyKind()).setSrcKind(op.srcKind()).setDstKind(op.dstKind()).setBytes(op.bytes())
         .setSrcDevice(op.srcDevice()).setDstDevice(op.dstDevice()).setGridX(op.gridX()).setGridY(op.gridY())
         .setGridZ(op.gridZ()).setBlockX(op.blockX()).setBlockY(op.blockY()).setBlockZ(op.blockZ())
-        .setValue((int) op.value());
+        .setValue((int) op.value()).setGraphId(op.graphId()).setGraphNodeId(op.graphNodeId());
     if (op.nameId() >= 0) {
       ga.setName(strings.get(op.nameId()));
     }

@@ -40,8 +40,10 @@ final class GpuOpRow {
   private static final int RES = 18;
   private static final int OCC = 19; // occupancy % (float bits) | OCC_GIVEN | PER_SM_GIVEN
   private static final int PER_SM = 20; // blocks per SM (float bits) | warps per SM (float bits) << 32
+  private static final int GRAPH = 21; // the profiler's graph id of work a graph launch ran; 0: none
+  private static final int GRAPH_NODE = 22; // its graph node id
   /** Longs a row takes. */
-  static final int WIDTH = 21;
+  static final int WIDTH = 23;
   /** Columns from {@link #KIND} on: what a joined row holds of a GPU operation. */
   static final int PAYLOAD = WIDTH - KIND;
 
@@ -96,6 +98,21 @@ final class GpuOpRow {
   /** The columns from {@link #KIND} on, copied to {@code into} at {@code at}. */
   void copyPayloadTo(long[] into, int at) {
     System.arraycopy(cells, base + KIND, into, at, PAYLOAD);
+  }
+
+  /** The graph and graph node a graph launch ran this as (the profiler's ids; 0: not graph work). */
+  GpuOpRow graph(long graphId, long graphNodeId) {
+    cells[base + GRAPH] = graphId;
+    cells[base + GRAPH_NODE] = graphNodeId;
+    return this;
+  }
+
+  long graphId() {
+    return cells[base + GRAPH];
+  }
+
+  long graphNodeId() {
+    return cells[base + GRAPH_NODE];
   }
 
   // ---- the key ----

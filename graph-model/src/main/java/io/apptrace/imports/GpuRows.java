@@ -40,20 +40,35 @@ final class GpuRows {
   }
 
   /**
+   * Nsight Systems' graph id and graph node id of the work a CUDA graph launch ran, as two columns
+   * (0 where the export has no such column, or the work was not a graph's).
+   */
+  static String graphColumns(SqliteFile db, String table) {
+    String graph = db.has(table, "graphId") ? "max(ifnull(graphId, 0), 0)" : "0";
+    String node = db.has(table, "graphNodeId") ? "max(ifnull(graphNodeId, 0), 0)" : "0";
+    return graph + ", " + node;
+  }
+
+  /**
    * Hands every memset row over: columns 1-6 as {@link #common}, then bytes, value, the
-   * profiler's memory kind and the context. {@code tick} is told of each row.
+   * profiler's memory kind and the context, and Nsight Systems' graph and graph node ids where the
+   * query selects them. {@code tick} is told of each row.
    *
    * @return the rows read
    */
   static long memsets(ResultSet rs, ImportAssembler out, LongFunction<MemoryKind> kinds, Tick tick)
       throws SQLException {
     long n = 0;
+    boolean graphs = rs.getMetaData().getColumnCount() >= 12; // Nsight Systems' graphId, graphNodeId
     while (rs.next()) {
       n++;
       tick.row();
       GpuOpRow r = out.gpuOp();
       common(r, rs, GpuActivityKind.GPU_MEMSET);
       r.bytes(rs.getLong(7)).value(rs.getLong(8)).memsetKind(kinds.apply(rs.getLong(9))).context(rs.getLong(10));
+      if (graphs) {
+        r.graph(rs.getLong(11), rs.getLong(12));
+      }
       out.gpu(r);
     }
     return n;

@@ -25,6 +25,9 @@ final class KinetoEvent {
   long stream = Long.MIN_VALUE;
   long device = -1;
   long context;
+  /** Kineto's "graph id" and "graph node id" of work a CUDA graph launch ran (0: none). */
+  long graphId;
+  long graphNodeId;
   long bytes = -1;
   final long[] grid = new long[3];
   final long[] block = new long[3];
@@ -55,6 +58,8 @@ final class KinetoEvent {
     stream = Long.MIN_VALUE;
     device = -1;
     context = 0;
+    graphId = 0;
+    graphNodeId = 0;
     bytes = -1;
     hasGrid = hasBlock = hasSharedMemory = false;
     sharedMemory = 0;

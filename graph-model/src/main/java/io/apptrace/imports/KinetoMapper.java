@@ -179,7 +179,7 @@ final class KinetoMapper {
       sawDefaultStream = true;
       out.streamKind(0, stream, StreamKind.LEGACY);
     }
-    r.context(e.context).bytes(Math.max(e.bytes, 0));
+    r.context(e.context).bytes(Math.max(e.bytes, 0)).graph(e.graphId, e.graphNodeId);
     String name = e.name == null ? "" : e.name;
     switch (kind) {
       case GPU_KERNEL -> kernel(e, name, r);

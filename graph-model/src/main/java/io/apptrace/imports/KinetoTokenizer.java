@@ -197,6 +197,8 @@ final class KinetoTokenizer {
         case "stream" -> e.stream = KinetoValues.integer(p, v, Long.MIN_VALUE);
         case "device" -> e.device = KinetoValues.integer(p, v, -1);
         case "context" -> e.context = KinetoValues.integer(p, v, 0);
+        case "graph id" -> e.graphId = Math.max(KinetoValues.integer(p, v, 0), 0);
+        case "graph node id" -> e.graphNodeId = Math.max(KinetoValues.integer(p, v, 0), 0);
         case "bytes" -> e.bytes = KinetoValues.integer(p, v, -1);
         case "grid" -> e.hasGrid = KinetoValues.triple(p, v, e.grid);
         case "block" -> e.hasBlock = KinetoValues.triple(p, v, e.block);

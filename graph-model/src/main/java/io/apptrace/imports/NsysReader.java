@@ -375,7 +375,7 @@ final class NsysReader {
     String sel = "SELECT start, end, deviceId, streamId, " + or(column(KERNEL, "correlationId"), "0") + ", "
         + pidExpr(KERNEL) + ", ifnull(" + nameCol + ", -1), ifnull(" + mangled + ", -1), " + grid + ", " + block
         + ", " + or(db.first(KERNEL, "dynamicSharedMemory"), "0") + ", " + or(db.first(KERNEL, "contextId"), "0")
-        + ", " + GpuRows.resources(db, KERNEL);
+        + ", " + GpuRows.resources(db, KERNEL) + ", " + GpuRows.graphColumns(db, KERNEL);
     long n = 0;
     Map<Long, Integer> nameIds = new HashMap<>(); // StringIds id to the assembler's string id
     Map<Long, Integer> mangledIds = new HashMap<>();
@@ -406,7 +406,7 @@ final class NsysReader {
           }
         }
         r.packedGrid(rs.getLong(9)).packedBlock(rs.getLong(10)).sharedMemBytes(rs.getLong(11)).context(rs.getLong(12))
-            .resources(rs.getLong(13));
+            .resources(rs.getLong(13)).graph(rs.getLong(14), rs.getLong(15));
         out.gpu(r);
       }
     }
@@ -445,7 +445,7 @@ final class NsysReader {
         + pidExpr(MEMCPY) + ", " + or(column(MEMCPY, "bytes"), "0") + ", " + or(column(MEMCPY, "copyKind"), "0")
         + ", " + or(column(MEMCPY, "srcKind"), "7") + ", " + or(column(MEMCPY, "dstKind"), "7") + ", "
         + or(db.first(MEMCPY, "srcDeviceId"), "NULL") + ", " + or(db.first(MEMCPY, "dstDeviceId"), "NULL") + ", "
-        + or(db.first(MEMCPY, "contextId"), "0") + " FROM " + MEMCPY;
+        + or(db.first(MEMCPY, "contextId"), "0") + ", " + GpuRows.graphColumns(db, MEMCPY) + " FROM " + MEMCPY;
     long n = 0;
     try (ResultSet rs = db.query(sql)) {
       while (rs.next()) {
@@ -458,7 +458,7 @@ final class NsysReader {
         if (ck == 10 && rs.getObject(11) != null && rs.getObject(12) != null) {
           r.peers(rs.getLong(11), rs.getLong(12));
         }
-        r.context(rs.getLong(13));
+        r.context(rs.getLong(13)).graph(rs.getLong(14), rs.getLong(15));
         out.gpu(r);
       }
     }
@@ -472,7 +472,8 @@ final class NsysReader {
     }
     String sql = "SELECT start, end, deviceId, streamId, " + or(column(MEMSET, "correlationId"), "0") + ", "
         + pidExpr(MEMSET) + ", " + or(column(MEMSET, "bytes"), "0") + ", " + or(db.first(MEMSET, "value"), "0") + ", "
-        + or(db.first(MEMSET, "memKind"), "2") + ", " + or(db.first(MEMSET, "contextId"), "0") + " FROM " + MEMSET;
+        + or(db.first(MEMSET, "memKind"), "2") + ", " + or(db.first(MEMSET, "contextId"), "0") + ", "
+        + GpuRows.graphColumns(db, MEMSET) + " FROM " + MEMSET;
     long n;
     try (ResultSet rs = db.query(sql)) {
       n = GpuRows.memsets(rs, out, NsysReader::memoryKind, this::tick);

@@ -24,6 +24,11 @@ public final class Counts {
   private final Map<String, long[]> allocations = new TreeMap<>();
   /** Launches by kernel id, named once the whole trace (and every KernelInfo) has been read. */
   final Map<Long, Long> launchesById = new TreeMap<>();
+  /** CUDA graph nodes described, by kind ("kernel", "memcpy", ...). */
+  private final Map<String, Long> graphNodes = new TreeMap<>();
+  private long graphs;
+  private long graphLaunches;
+  private long capturedCalls;
   private long failedCalls;
   private long frees;
   private long memsets;
@@ -106,6 +111,48 @@ public final class Counts {
     w[0]++;
     w[1] += gpuNs;
     w[2] += bytes;
+  }
+
+  void graph() {
+    graphs++;
+  }
+
+  void graphNode(String kind) {
+    graphNodes.merge(kind, 1L, Long::sum);
+  }
+
+  void graphLaunch() {
+    graphLaunches++;
+  }
+
+  void captured() {
+    capturedCalls++;
+  }
+
+  /**
+   * Executable CUDA graphs described (each cudaGraphInstantiate* and cudaGraphExecUpdate that
+   * succeeded once).
+   */
+  public long graphs() {
+    return graphs;
+  }
+
+  /** Their nodes by kind, child graphs expanded (each executable graph's, counted once). */
+  public Map<String, Long> graphNodes() {
+    return graphNodes;
+  }
+
+  /** Successful cudaGraphLaunch calls, not counting launches captured into another graph. */
+  public long graphLaunches() {
+    return graphLaunches;
+  }
+
+  /**
+   * Calls issued to a stream being captured (copies, memsets, kernel launches, stream-ordered
+   * allocations and frees, event records and waits, host functions): graph nodes, not work.
+   */
+  public long capturedCalls() {
+    return capturedCalls;
   }
 
   void memset(long bytes) {

@@ -116,6 +116,13 @@ final class StatsBuilder {
   }
 
   private void body(Proc p, Thread t, Event e, Counts[] scopes) {
+    if (e.getResult() == 0 && GraphCounting.captured(e)) {
+      for (Counts c : scopes) {
+        c.captured();
+      }
+      return; // a node of a graph in the making, not work
+    }
+    GraphCounting.count(e, scopes);
     switch (e.getBodyCase()) {
       case PROCESS_START -> {
         p.ppid = e.getProcessStart().getPpid();

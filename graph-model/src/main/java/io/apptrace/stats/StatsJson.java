@@ -127,6 +127,11 @@ public final class StatsJson {
     ObjectNode ms = n.putObject("memsets");
     ms.put("count", c.memsets());
     ms.put("bytes", c.memsetBytes());
+    ObjectNode graphs = n.putObject("cuda_graphs");
+    graphs.put("executable_graphs", c.graphs());
+    longs(graphs.putObject("nodes"), c.graphNodes());
+    graphs.put("launches", c.graphLaunches());
+    graphs.put("captured_calls", c.capturedCalls());
     longs(n.putObject("api_time_ns"), c.apiTimeNs());
     ObjectNode byError = n.putObject("failed_calls_by_error");
     c.failuresByResult().forEach((code, k) -> byError.put(io.apptrace.trace.CudaErrors.name(code), k));

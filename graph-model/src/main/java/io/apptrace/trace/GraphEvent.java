@@ -114,21 +114,74 @@ public sealed interface GraphEvent {
     Call c = new Call(pid, tid, e.getApiValue(), e.getApiName(), e.getResult(), e.getEntryNs(),
         e.getDurationNs(), e.getCorrelationId(), e.getCallSite(), e.getThreadCpuNs(), e.getThreadCpuExitNs(),
         e.getCollectorNs());
-    switch (e.getBodyCase()) {
+    if (captured(e)) {
+      // issued to a stream being captured: a node of the capture's graph in the making, not work
+      return new Other(c, new TraceRecord(pid, tid, batchSeq, e));
+    }
+    return body(c, e.getCopy(), e.getMemset(), e.getLaunch(), e.getBodyCase() == Event.BodyCase.GPU ? e : null,
+        e.getBodyCase(), () -> new Other(c, new TraceRecord(pid, tid, batchSeq, e)));
+  }
+
+  /** Whether the event is work issued to a stream while it was being captured (a graph node, not work). */
+  static boolean captured(Event e) {
+    return switch (e.getBodyCase()) {
+      case COPY -> e.getCopy().getCaptureId() != 0;
+      case MEMSET -> e.getMemset().getCaptureId() != 0;
+      case LAUNCH -> e.getLaunch().getCaptureId() != 0;
+      default -> false;
+    };
+  }
+
+  /**
+   * The operation a CUDA graph node runs, as the call {@code c} that launched its graph issued it
+   * on {@code stream}: a copy, memset or kernel launch with the node's parameters; null for nodes
+   * of other kinds (host, empty, event, memory nodes), which issue no copy, memset or kernel.
+   */
+  static GraphEvent ofGraphNode(Call c, io.apptrace.proto.GraphNode n, long stream) {
+    return switch (n.getKind()) {
+      case GRAPH_MEMCPY -> n.hasCopy() ? withStream(body(c, n.getCopy(), null, null, null, Event.BodyCase.COPY,
+          () -> null), stream) : null;
+      case GRAPH_MEMSET -> n.hasMemset() ? withStream(body(c, null, n.getMemset(), null, null, Event.BodyCase.MEMSET,
+          () -> null), stream) : null;
+      case GRAPH_KERNEL -> n.hasLaunch() ? withStream(body(c, null, null, n.getLaunch(), null, Event.BodyCase.LAUNCH,
+          () -> null), stream) : null;
+      default -> null;
+    };
+  }
+
+  private static GraphEvent withStream(GraphEvent ev, long s) {
+    if (ev instanceof CopyCall k) {
+      return new CopyCall(k.call(), k.dst(), k.src(), k.bytes(), k.kindResolved(), s, true, k.dstDevice(),
+          k.srcDevice(), k.dims(), k.dpitch(), k.spitch(), k.width(), k.height(), k.depth(), k.srcKind(), k.dstKind(),
+          k.symbolData());
+    }
+    if (ev instanceof MemsetCall m) {
+      return new MemsetCall(m.call(), m.ptr(), m.bytes(), s, true, m.dims(), m.pitch(), m.width(), m.height(),
+          m.depth(), m.kind());
+    }
+    LaunchCall l = (LaunchCall) ev;
+    return new LaunchCall(l.call(), l.kernelId(), l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(),
+        l.blockZ(), s, l.args(), l.device(), l.sharedMemBytes());
+  }
+
+  private static GraphEvent body(Call c, Copy copy, Memset memset, KernelLaunch launch, Event gpu,
+      Event.BodyCase kind, java.util.function.Supplier<GraphEvent> other) {
+    Event e = gpu;
+    switch (kind) {
       case COPY -> {
-        Copy k = e.getCopy();
+        Copy k = copy;
         return new CopyCall(c, k.getDst(), k.getSrc(), k.getBytes(), k.getKindResolved(), k.getStream(),
             k.getAsync(), k.getDstDevice(), k.getSrcDevice(), k.getDims(), k.getDpitch(), k.getSpitch(),
             k.getWidth(), k.getHeight(), k.getDepth(), k.getSrcKind(), k.getDstKind(),
             k.getSymbolData().isEmpty() ? null : k.getSymbolData().toByteArray());
       }
       case MEMSET -> {
-        Memset m = e.getMemset();
+        Memset m = memset;
         return new MemsetCall(c, m.getPtr(), m.getBytes(), m.getStream(), m.getAsync(), m.getDims(),
             m.getPitch(), m.getWidth(), m.getHeight(), m.getDepth(), m.getKind());
       }
       case LAUNCH -> {
-        KernelLaunch l = e.getLaunch();
+        KernelLaunch l = launch;
         return new LaunchCall(c, l.getKernelId(), l.getGridX(), l.getGridY(), l.getGridZ(), l.getBlockX(),
             l.getBlockY(), l.getBlockZ(), l.getStream(), l.getArgs().toByteArray(), l.getDevice(),
             l.getSharedMemBytes());
@@ -138,7 +191,7 @@ public sealed interface GraphEvent {
             KernelResources.of(e.getGpu()));
       }
       default -> {
-        return new Other(c, new TraceRecord(pid, tid, batchSeq, e));
+        return other.get();
       }
     }
   }

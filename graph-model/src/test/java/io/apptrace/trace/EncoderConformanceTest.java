@@ -93,6 +93,14 @@ class EncoderConformanceTest {
     checkFields(mpi.getCompleted(0));
     assertThat(mpi.getCompleted(1).getRequest()).isEqualTo(2);
     assertThat(mpi.getCompleted(1).getReceive()).isFalse();
+    io.apptrace.proto.GraphExec graph = find(trace, Event.BodyCase.GRAPH_EXEC).getGraphExec();
+    assertThat(graph.getNodesCount()).isEqualTo(1);
+    checkFields(graph.getNodes(0));
+    checkFields(graph.getEdges(0));
+    // a node's parameters are written by the same encoders as the calls' bodies
+    checkFields(graph.getNodes(0).getCopy());
+    checkFields(graph.getNodes(0).getMemset());
+    checkFields(graph.getNodes(0).getLaunch());
     KernelInfo info = find(trace, Event.BodyCase.KERNEL_INFO).getKernelInfo();
     assertThat(info.getParamsCount()).isEqualTo(2);
     checkFields(info.getParams(0));

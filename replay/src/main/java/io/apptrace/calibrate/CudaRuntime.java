@@ -139,6 +139,18 @@ interface CudaRuntime extends Library {
 
   int cudaEventDestroy(Pointer event);
 
+  int cudaGraphCreate(PointerByReference graph, int flags);
+
+  int cudaGraphAddEmptyNode(PointerByReference node, Pointer graph, Pointer dependencies, long numDependencies);
+
+  int cudaGraphInstantiate(PointerByReference exec, Pointer graph, long flags);
+
+  int cudaGraphLaunch(Pointer exec, Pointer stream);
+
+  int cudaGraphExecDestroy(Pointer exec);
+
+  int cudaGraphDestroy(Pointer graph);
+
   int cudaLibraryLoadData(PointerByReference library, Pointer code, Pointer jitOptions, Pointer jitOptionValues,
       int numJitOptions, Pointer libraryOptions, Pointer libraryOptionValues, int numLibraryOptions);
 

@@ -220,6 +220,41 @@ final class HostOverheadBenchmarks {
         series(ApiClass.SYNC, "cudaStreamSynchronize", 0, sync));
   }
 
+  /**
+   * {@code cudaGraphLaunch} of a graph of one empty node on an idle stream (the stream synchronized, untimed, after
+   * each): the host's cost of one graph launch, whatever runs in it.
+   */
+  CallSeries graphLaunch(Target t) throws CudaException {
+    at(t);
+    int n = sizing.callSamples();
+    double[] launch = new double[n];
+    PointerByReference g = new PointerByReference();
+    PointerByReference node = new PointerByReference();
+    PointerByReference exec = new PointerByReference();
+    try (Allocations a = new Allocations(cuda)) {
+      Pointer stream = a.stream();
+      cuda.check(cuda.rt.cudaGraphCreate(g, 0), "cudaGraphCreate");
+      try {
+        cuda.check(cuda.rt.cudaGraphAddEmptyNode(node, g.getValue(), null, 0), "cudaGraphAddEmptyNode");
+        cuda.check(cuda.rt.cudaGraphInstantiate(exec, g.getValue(), 0), "cudaGraphInstantiate");
+        try {
+          for (int i = -1; i < n; i++) {
+            double l = time(() -> cuda.rt.cudaGraphLaunch(exec.getValue(), stream), "cudaGraphLaunch");
+            cuda.check(cuda.rt.cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+            if (i >= 0) {
+              launch[i] = l;
+            }
+          }
+        } finally {
+          cuda.rt.cudaGraphExecDestroy(exec.getValue());
+        }
+      } finally {
+        cuda.rt.cudaGraphDestroy(g.getValue());
+      }
+    }
+    return series(ApiClass.GRAPH_LAUNCH, "cudaGraphLaunch", 0, launch);
+  }
+
   /** {@code cudaGetLastError}, a query: the class of every other call. */
   CallSeries other(Target t) throws CudaException {
     at(t);

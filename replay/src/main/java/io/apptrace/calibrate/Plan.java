@@ -121,6 +121,7 @@ final class Plan {
     call("stream_create, stream_destroy", where, 1, tick -> calls.streamCreateDestroy(t));
     call("event_create, event_destroy", where, 1, tick -> calls.eventCreateDestroy(t));
     call("event_record, sync", where, 1, tick -> calls.recordAndSync(t));
+    call("graph_launch", where, 1, tick -> List.of(calls.graphLaunch(t)));
     call("other", where, 1, tick -> List.of(calls.other(t)));
   }
 

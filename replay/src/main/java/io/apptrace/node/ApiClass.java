@@ -35,6 +35,11 @@ public enum ApiClass {
   EVENT_DESTROY("event_destroy", false),
   /** cudaEventRecord, cudaStreamWaitEvent: queue a marker or a wait, no work. */
   EVENT_RECORD("event_record", false),
+  /**
+   * cudaGraphLaunch: one launch of a whole executable graph, whatever its nodes (the nodes' own
+   * launch overheads are not paid one by one).
+   */
+  GRAPH_LAUNCH("graph_launch", false),
   /** A blocking call's own cost, beside its wait (synchronizations, synchronous copies). */
   SYNC("sync", false),
   /** __cudaRegisterFatBinary, __cudaRegisterFunction, ...: the runtime's start-up bookkeeping. */
@@ -114,6 +119,9 @@ public enum ApiClass {
     if (n.startsWith("cudaeventrecord") || n.startsWith("cueventrecord") || n.startsWith("cudastreamwaitevent")
         || n.startsWith("custreamwaitevent")) {
       return EVENT_RECORD;
+    }
+    if (n.startsWith("cudagraphlaunch") || n.startsWith("cugraphlaunch")) {
+      return GRAPH_LAUNCH;
     }
     if (n.contains("synchronize") || n.startsWith("cudathreadsynchronize")) {
       return SYNC;

@@ -96,6 +96,24 @@ public final class CallCosts {
   }
 
   /**
+   * The own time of a CUDA graph launch on GPU {@code gpu} (-1: its graph runs nothing on a GPU):
+   * one graph launch, whatever its nodes ({@link ApiClass#GRAPH_LAUNCH}), when modelled;
+   * measured, the trace's duration, of which a simulated trace's keeps at most that figure (the
+   * simulator submits every node inside the call).
+   */
+  long graphLaunchNs(int thread, ReplayProgram.Call c, int gpu) {
+    long graph = model.costNs(ApiClass.GRAPH_LAUNCH, 0);
+    if (c.what() instanceof HostCall.LaunchGraph g && g.whatIf()) {
+      return context(thread, true) + graph;
+    }
+    if (!modelled) {
+      return p.provenance().simulated() ? Math.min(c.durationNs(), graph) : c.durationNs();
+    }
+    callsModelled++;
+    return context(thread, true) + graph;
+  }
+
+  /**
    * The own cost of a blocking call, beside its wait: modelled, {@link ApiClass#SYNC}'s (a
    * cudaFree's is {@link ApiClass#DEVICE_FREE}'s); measured, -1 (the caller applies the measured
    * rule).

@@ -4,39 +4,40 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What a replay cannot see of CUDA graphs, said (docs/REPLAY.md, "CUDA graphs"): the capture does
- * not record a graph's nodes yet, so the work of each {@code cudaGraphLaunch} is missing from the
- * trace, and the operations a program issued to a stream while capturing it are in the trace as if
- * they had run once.
+ * What a replay says of CUDA graphs (docs/REPLAY.md, "CUDA graphs"): how many launches ran how
+ * many node operations, and what of them is not modelled: host, event and memory nodes take no
+ * time (they pass on the order of their edges), and the launches of graphs the trace does not
+ * describe (a trace taken before captures recorded graphs, or a description cut short) are
+ * missing their work.
  */
 final class GraphLaunches {
   private GraphLaunches() {}
 
-  /** The note for {@code p}, if it launched graphs or captured streams. */
+  /** The note for {@code p}, if it launched graphs. */
   static Optional<String> note(ReplayProgram p) {
     long launches = 0;
-    long captured = 0;
+    long nodes = 0;
+    long undescribed = 0;
     for (ReplayProgram.HostThread t : p.threads()) {
-      boolean capturing = false;
       for (ReplayProgram.Call c : t.calls()) {
-        String n = c.name();
-        if (n.startsWith("cudaGraphLaunch")) {
+        if (c.what() instanceof HostCall.LaunchGraph g) {
           launches++;
-        } else if (n.startsWith("cudaStreamBeginCapture")) {
-          capturing = true;
-        } else if (n.startsWith("cudaStreamEndCapture")) {
-          capturing = false;
-        } else if (capturing && c.issuedOp() >= 0) {
-          captured++;
+          nodes += g.ops().length;
+        } else if (c.name().startsWith("cudaGraphLaunch")) {
+          undescribed++;
         }
       }
     }
-    if (launches == 0 && captured == 0) {
+    if (launches == 0 && undescribed == 0) {
       return Optional.empty();
     }
-    return Optional.of(String.format(Locale.ROOT, "CUDA graphs: %d graph launch(es) whose work the trace does not"
-        + " hold (graph nodes are not captured yet): their copies and kernels are missing from this projection"
-        + "%s", launches, captured == 0 ? "" : "; " + captured + " operation(s) issued while a stream was being"
-            + " captured are replayed once, as if they had run"));
+    StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "CUDA graphs: %d launch(es) ran %d node"
+        + " operation(s), each after its predecessors in its graph, each launch priced as one graph launch on the"
+        + " host; host, event and memory nodes take no time", launches, nodes));
+    if (undescribed > 0) {
+      s.append(String.format(Locale.ROOT, "; %d launch(es) of graphs the trace does not describe: their work is"
+          + " missing from this projection", undescribed));
+    }
+    return Optional.of(s.toString());
   }
 }

@@ -33,6 +33,39 @@ public sealed interface HostCall {
   /** Makes stream {@code stream} wait for event {@code event}'s last record. */
   record WaitEvent(int stream, int event) implements HostCall {}
 
+  /**
+   * Launches a CUDA graph on stream {@code stream} (docs/REPLAY.md, "CUDA graphs"): issues its
+   * operations {@code ops} all at once, each after the operations of {@code waitsFor} (its
+   * predecessors in the graph, as operation ids); those without any after the stream's earlier
+   * work, and the stream's later work after all of them. {@code whatIf}: a launch the program did
+   * not make ({@link GraphLaunchWhatIf}), priced by the model whatever the trace measured.
+   */
+  record LaunchGraph(int stream, int[] ops, int[][] waitsFor, boolean whatIf) implements HostCall {
+    /** A launch the program made. */
+    public LaunchGraph(int stream, int[] ops, int[][] waitsFor) {
+      this(stream, ops, waitsFor, false);
+    }
+
+    public LaunchGraph {
+      if (ops.length != waitsFor.length) {
+        throw new IllegalArgumentException(ops.length + " operations but " + waitsFor.length + " lists of what they wait for");
+      }
+    }
+
+    /** The same launch with its operations renumbered by {@code id} (-1: dropped). */
+    LaunchGraph renumbered(java.util.function.IntUnaryOperator id) {
+      int[] o = java.util.Arrays.stream(ops).map(id).filter(x -> x >= 0).toArray();
+      int[][] w = new int[o.length][];
+      int k = 0;
+      for (int i = 0; i < ops.length; i++) {
+        if (id.applyAsInt(ops[i]) >= 0) {
+          w[k++] = java.util.Arrays.stream(waitsFor[i]).map(id).filter(x -> x >= 0).toArray();
+        }
+      }
+      return new LaunchGraph(stream, o, w, whatIf);
+    }
+  }
+
   /** Host time only: allocations, queries, anything else that does nothing on a GPU. */
   record HostWork() implements HostCall {}
 
@@ -62,6 +95,8 @@ public sealed interface HostCall {
       case EVENT_RECORD -> new RecordEvent(a, b);
       case STREAM_WAIT_EVENT -> new WaitEvent(a, b);
       case HOST -> HOST_WORK;
+      case GRAPH_LAUNCH -> throw new IllegalArgumentException("a graph launch needs its operations: "
+          + "see ProgramBuilder");
     };
   }
 }

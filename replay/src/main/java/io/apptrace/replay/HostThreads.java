@@ -128,6 +128,10 @@ final class HostThreads {
       } else if (t.gpuOf[op] < 0) {
         dur = Clock.ticks(dur / node.cpuSpeedFactor()); // the host copies: CPU time
       }
+    } else if (what instanceof HostCall.LaunchGraph g) {
+      int gpu = g.ops().length > 0 ? t.gpuOf[g.ops()[0]] : -1;
+      dur = costs.graphLaunchNs(i, c, gpu);
+      lifecycle.issueGraph(g, id, c.entryNs());
     } else if (what instanceof HostCall.SyncStream w) {
       blocking = true;
       streams.streamTargets(w.stream(), targets);

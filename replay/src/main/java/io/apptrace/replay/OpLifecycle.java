@@ -49,6 +49,39 @@ final class OpLifecycle {
     engines.dispatch();
   }
 
+  /**
+   * Call {@code callId} launches a CUDA graph now: every operation of it is issued at once, each
+   * waiting for its predecessors in the graph ({@link StreamRules#issueGraph}).
+   */
+  void issueGraph(HostCall.LaunchGraph g, int callId, long entryNs) {
+    long now = clock.now();
+    int gpu = -1;
+    for (int i : g.ops()) {
+      t.issue[i] = now;
+      t.causeId[i] = callId;
+      t.issuedBy[i] = callId;
+      if (t.gpuOf[i] < 0) { // a host-to-host copy node: nothing on a device
+        t.state[i] = OpState.DONE;
+        t.start[i] = now;
+        t.end[i] = now;
+        continue;
+      }
+      gpu = t.gpuOf[i];
+      t.state[i] = OpState.WAITING;
+      measured.issued(i, entryNs);
+    }
+    if (gpu < 0) {
+      return;
+    }
+    streams.issueGraph(g, gpu);
+    for (int i : g.ops()) {
+      if (t.state[i] == OpState.WAITING && deps.free(i)) {
+        ready(i, Cause.ISSUE, callId);
+      }
+    }
+    engines.dispatch();
+  }
+
   /** Operation {@code i} waits for nothing now: it is ready, unless its measured dispatch delay comes first. */
   void ready(int i, int cause, int id) {
     double delay = measured.delay(i, cause, id);

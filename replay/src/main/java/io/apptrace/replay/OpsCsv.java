@@ -65,8 +65,10 @@ public final class OpsCsv {
     Arrays.fill(thread, -1);
     for (int t = 0; t < p.threads().size(); t++) {
       for (ReplayProgram.Call c : p.threads().get(t).calls()) {
-        if (c.issuedOp() >= 0 && c.issuedOp() < thread.length) {
-          thread[c.issuedOp()] = t;
+        for (int op : c.issuedOps()) {
+          if (op < thread.length) {
+            thread[op] = t;
+          }
         }
       }
     }

@@ -36,13 +36,23 @@ public final class ProgramBuilder {
     OffCpuTime offCpu = new OffCpuTime(ops.threadCount());
     for (int c = 0; c < log.size(); c++) {
       CallLog.Type type = log.type(c);
-      if (type == CallLog.Type.OP) {
-        opStream[log.a(c)] = log.b(c);
+      HostCall what;
+      if (type == CallLog.Type.GRAPH_LAUNCH) {
+        io.apptrace.graph.GraphLaunchTable.Launch l = g.graphLaunches().launch(log.a(c));
+        for (int op : l.ops()) {
+          opStream[op] = log.b(c);
+        }
+        what = new HostCall.LaunchGraph(log.b(c), l.ops(), l.waitsFor());
+      } else {
+        if (type == CallLog.Type.OP) {
+          opStream[log.a(c)] = log.b(c);
+        }
+        what = HostCall.of(type, log.a(c), log.b(c));
       }
       int t = log.thread(c);
       long off = offCpu.next(t, log.entryNs(c), log.durationNs(c), log.cpuEntryNs(c), log.cpuExitNs(c),
           log.collectorNs(c));
-      perThread.get(t).add(new ReplayProgram.Call(HostCall.of(type, log.a(c), log.b(c)), log.entryNs(c),
+      perThread.get(t).add(new ReplayProgram.Call(what, log.entryNs(c),
           log.durationNs(c), ops.nameOf(log.apiName(c)), log.bytes(c), off));
     }
     List<ReplayProgram.Op> out = new ArrayList<>(ops.size());
@@ -161,6 +171,11 @@ public final class ProgramBuilder {
       int k = index[t]++;
       switch (log.type(c)) {
         case OP -> accesses(g, ops.get(log.a(c)), out);
+        case GRAPH_LAUNCH -> {
+          for (int op : g.graphLaunches().launch(log.a(c)).ops()) {
+            accesses(g, ops.get(op), out);
+          }
+        }
         case SYNC_STREAM, SYNC_EVENT, SYNC_DEVICE, SYNC_SOME_STREAMS -> {
           if (!g.operations().nameOf(log.apiName(c)).startsWith("cudaFree")) {
             out.add(new ReplayProgram.Managed.HostSync(t, k));

@@ -31,7 +31,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     long first = Long.MAX_VALUE;
     for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.issuedOp() >= 0) {
+        if (c.issuedOps().length > 0) {
           first = Math.min(first, c.entryNs());
           break;
         }
@@ -231,8 +231,10 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     boolean[] kept = new boolean[p.ops().size()];
     for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.issuedOp() >= 0 && inside(c.entryNs()).isPresent()) {
-          kept[c.issuedOp()] = true;
+        if (inside(c.entryNs()).isPresent()) {
+          for (int op : c.issuedOps()) {
+            kept[op] = true;
+          }
         }
       }
     }
@@ -260,7 +262,7 @@ public record RegionOfInterest(String description, List<long[]> windows) {
         }
         map[k] = calls.size();
         long shift = removedBefore(c.entryNs());
-        calls.add(c.moved(c.entryNs() - shift, c.issuedOp() >= 0 ? newId[c.issuedOp()] : -1));
+        calls.add(c.moved(c.entryNs() - shift, op -> newId[op]));
       }
       threads.add(new ReplayProgram.HostThread(t.pid(), t.tid(), calls));
     }

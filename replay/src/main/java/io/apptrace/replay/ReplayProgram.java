@@ -120,14 +120,27 @@ public final class ReplayProgram {
       this(what, entryNs, durationNs, name, 0, 0);
     }
 
-    /** The operation it issues, or -1. */
+    /** The operation it issues, or -1 (a graph launch issues several: {@link #issuedOps()}). */
     public int issuedOp() {
       return what instanceof HostCall.IssueOp i ? i.op() : -1;
     }
 
-    /** The same call at another time, issuing {@code op} instead (a region of interest renumbers them). */
-    Call moved(long entry, int op) {
-      HostCall w = what instanceof HostCall.IssueOp i ? new HostCall.IssueOp(op, i.stream()) : what;
+    /** The operations it issues: one, a graph launch's, or none. */
+    public int[] issuedOps() {
+      if (what instanceof HostCall.IssueOp i) {
+        return new int[] {i.op()};
+      }
+      return what instanceof HostCall.LaunchGraph g ? g.ops() : new int[0];
+    }
+
+    /** The same call at another time, its operations renumbered by {@code id} (a region of interest does). */
+    Call moved(long entry, java.util.function.IntUnaryOperator id) {
+      HostCall w = what;
+      if (what instanceof HostCall.IssueOp i) {
+        w = new HostCall.IssueOp(id.applyAsInt(i.op()), i.stream());
+      } else if (what instanceof HostCall.LaunchGraph g) {
+        w = g.renumbered(id);
+      }
       return new Call(w, entry, durationNs, name, bytes, offCpuNs);
     }
   }

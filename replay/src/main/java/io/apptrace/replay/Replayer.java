@@ -122,6 +122,7 @@ public final class Replayer {
    * @throws ReplayException when the program cannot run on the node (a device it lacks)
    * @throws NodeFileException when the node's own parameters are inconsistent
    */
+
   public static ReplayResult replay(ReplayProgram p, Node node, Options o) throws ReplayException, NodeFileException {
     OpTable t = new OpTable(p);
     Links links = new Links(node, o.samples());

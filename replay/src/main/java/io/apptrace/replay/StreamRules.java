@@ -38,6 +38,13 @@ final class StreamRules {
   private final List<List<Integer>> pendingWaits = new ArrayList<>();
   /** The operation each event was last recorded after (-1: none). */
   private final int[] eventTarget;
+  /**
+   * Per stream: the last graph launch's other final operations beside {@link #lastOp} (a graph
+   * ends with all of its sinks), until the stream's next operation; per event, the same recorded.
+   */
+  private final int[][] tails;
+  private final int[][] eventTails;
+  private static final int[] NONE = new int[0];
 
   StreamRules(ReplayProgram p, Node node, OpTable t, Dependencies deps, Map<Integer, Integer> deviceMap) {
     this.p = p;
@@ -55,6 +62,10 @@ final class StreamRules {
     }
     eventTarget = new int[p.events()];
     Arrays.fill(eventTarget, -1);
+    tails = new int[streams][];
+    Arrays.fill(tails, NONE);
+    eventTails = new int[p.events()][];
+    Arrays.fill(eventTails, NONE);
   }
 
   private int[] procDevice(int pid, int gpu) {
@@ -71,6 +82,10 @@ final class StreamRules {
     CallLog.Stream st = s < p.streams().size() ? p.streams().get(s) : null;
     int prev = lastOp[s];
     deps.add(i, prev);
+    for (int w : tails[s]) {
+      deps.add(i, w);
+    }
+    tails[s] = NONE;
     for (int w : pendingWaits.get(s)) {
       deps.add(i, w);
     }
@@ -109,10 +124,78 @@ final class StreamRules {
     lastOp[s] = i;
   }
 
+  /**
+   * A CUDA graph launched on its stream, on GPU {@code gpu} (docs/REPLAY.md, "CUDA graphs"): each
+   * operation waits for its predecessors in the graph; those with none wait for what the stream's
+   * next operation would (its earlier work, events it waits for, the legacy stream's rules); the
+   * stream's later work waits for every operation no other one of the graph waits for.
+   */
+  void issueGraph(HostCall.LaunchGraph g, int gpu) {
+    int s = g.stream();
+    if (s < 0 || g.ops().length == 0) {
+      return;
+    }
+    List<Integer> entry = new ArrayList<>();
+    entry.add(lastOp[s]);
+    for (int w : tails[s]) {
+      entry.add(w);
+    }
+    entry.addAll(pendingWaits.get(s));
+    pendingWaits.get(s).clear();
+    CallLog.Stream st = p.streams().get(s);
+    int[] pd = procDevice(st.pid(), gpu);
+    if (st.legacy()) {
+      for (int b = 0; b < p.streams().size(); b++) {
+        CallLog.Stream other = p.streams().get(b);
+        if (b != s && !other.legacy() && other.blocking() && other.pid() == st.pid() && lastOp[b] >= 0
+            && t.gpuOf[lastOp[b]] == gpu) {
+          entry.add(lastOp[b]);
+          for (int w : tails[b]) {
+            entry.add(w);
+          }
+        }
+      }
+    } else if (st.blocking()) {
+      entry.add(pd[0]);
+    }
+    java.util.Set<Integer> waitedFor = new java.util.HashSet<>();
+    for (int k = 0; k < g.ops().length; k++) {
+      int op = g.ops()[k];
+      if (t.state[op] != OpState.WAITING) {
+        continue;
+      }
+      if (g.waitsFor()[k].length == 0) {
+        for (int e : entry) {
+          deps.add(op, e);
+        }
+      }
+      for (int w : g.waitsFor()[k]) {
+        deps.add(op, w);
+        waitedFor.add(w);
+      }
+    }
+    List<Integer> sinks = new ArrayList<>();
+    for (int op : g.ops()) {
+      if (!waitedFor.contains(op) && t.gpuOf[op] >= 0) {
+        sinks.add(op);
+      }
+    }
+    if (sinks.isEmpty()) {
+      return;
+    }
+    lastOp[s] = sinks.get(sinks.size() - 1);
+    tails[s] = sinks.subList(0, sinks.size() - 1).stream().mapToInt(Integer::intValue).toArray();
+    if (st.legacy()) {
+      pd[0] = lastOp[s];
+    }
+  }
+
   /** cudaEventRecord(event, stream): the event stands for the work issued to the stream so far. */
   void record(int stream, int event) {
     if (event >= 0 && event < eventTarget.length) {
-      eventTarget[event] = stream >= 0 && stream < lastOp.length ? lastOp[stream] : -1;
+      boolean known = stream >= 0 && stream < lastOp.length;
+      eventTarget[event] = known ? lastOp[stream] : -1;
+      eventTails[event] = known ? tails[stream] : NONE;
     }
   }
 
@@ -121,6 +204,9 @@ final class StreamRules {
     if (stream >= 0 && stream < lastOp.length && event >= 0 && event < eventTarget.length
         && eventTarget[event] >= 0) {
       pendingWaits.get(stream).add(eventTarget[event]);
+      for (int w : eventTails[event]) {
+        pendingWaits.get(stream).add(w);
+      }
     }
   }
 
@@ -128,6 +214,9 @@ final class StreamRules {
   void streamTargets(int stream, List<Integer> out) {
     if (stream >= 0 && stream < lastOp.length) {
       out.add(lastOp[stream]);
+      for (int w : tails[stream]) {
+        out.add(w);
+      }
     }
   }
 
@@ -135,6 +224,9 @@ final class StreamRules {
   void eventTargets(int event, List<Integer> out) {
     if (event >= 0 && event < eventTarget.length) {
       out.add(eventTarget[event]);
+      for (int w : eventTails[event]) {
+        out.add(w);
+      }
     }
   }
 
@@ -145,6 +237,9 @@ final class StreamRules {
       CallLog.Stream st = p.streams().get(s);
       if (st.pid() == pid && lastOp[s] >= 0 && t.gpuOf[lastOp[s]] == gpu) {
         out.add(lastOp[s]);
+        for (int w : tails[s]) {
+          out.add(w);
+        }
       }
     }
   }

@@ -9,7 +9,7 @@ import java.util.Locale;
  */
 public sealed interface WhatIf {
   /** What {@code --what-if} accepts, for error messages. */
-  String KNOWN = "pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies";
+  String KNOWN = "pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies, graph-launch";
 
   /** How the command line names it. */
   String key();
@@ -57,6 +57,16 @@ public sealed interface WhatIf {
   }
 
   /**
+   * Each repeated run of stream work is launched as one CUDA graph ({@link GraphLaunchWhatIf});
+   * applied after the others, whatever the order given.
+   */
+  record GraphLaunch() implements WhatIf {
+    public String key() {
+      return "graph-launch";
+    }
+  }
+
+  /**
    * The what-if {@code text} names.
    *
    * @throws IllegalArgumentException with a one-line message naming the value and what is known
@@ -72,6 +82,8 @@ public sealed interface WhatIf {
         return new KeepResident();
       case "merge-copies":
         return new MergeCopies();
+      case "graph-launch":
+        return new GraphLaunch();
       default:
         break;
     }

@@ -42,8 +42,13 @@ public final class WhatIfs {
   public static Applied apply(List<WhatIf> whatIfs, ReplayProgram p, ProgramValues values, Node node) {
     ProgramEdit e = new ProgramEdit(p);
     List<String> notes = new ArrayList<>();
+    boolean graphs = false;
     for (WhatIf w : whatIfs) {
       String note;
+      if (w instanceof WhatIf.GraphLaunch) {
+        graphs = true;
+        continue;
+      }
       if (w instanceof WhatIf.PinOne one) {
         note = PinPageable.apply(e, values, node, OptionalInt.of(one.allocation()));
       } else if (w instanceof WhatIf.PinPageable) {
@@ -59,7 +64,23 @@ public final class WhatIfs {
       }
       notes.add(w.key() + ": " + note);
     }
-    return new Applied(e.build(), e.changed(), notes);
+    ReplayProgram out = e.build();
+    java.util.SortedSet<Integer> changed = new java.util.TreeSet<>(e.changed());
+    if (graphs) {
+      GraphLaunchWhatIf.Result g = GraphLaunchWhatIf.of(out);
+      out = g.program();
+      for (ReplayProgram.HostThread t : out.threads()) {
+        for (ReplayProgram.Call c : t.calls()) {
+          if (c.what() instanceof HostCall.LaunchGraph l && l.whatIf()) {
+            for (int op : l.ops()) {
+              changed.add(op);
+            }
+          }
+        }
+      }
+      notes.add("graph-launch: " + GraphLaunchWhatIf.summary(g, node));
+    }
+    return new Applied(out, changed, notes);
   }
 
   /**

@@ -93,6 +93,22 @@ final class ProgramFixture {
     return id;
   }
 
+  /** A kernel node of a CUDA graph that took {@code ns} where it was measured; {@link #graphLaunch} issues it. */
+  int graphKernel(int stream, String name, long ns) {
+    return op(ReplayProgram.Kind.KERNEL, name, stream, streams.get(stream).device(), -1, null, 0, ns, 0, 0, false);
+  }
+
+  /** A memcpy node of a CUDA graph; {@link #graphLaunch} issues it. */
+  int graphCopy(int stream, TransferKind kind, long bytes) {
+    return op(ReplayProgram.Kind.COPY, "graph memcpy node", stream, streams.get(stream).device(), -1, kind, bytes, -1,
+        0, 0, false);
+  }
+
+  /** cudaGraphLaunch on {@code stream} of the graph nodes {@code ops}, each after those {@code waitsFor} lists. */
+  ProgramFixture graphLaunch(int t, int stream, int[] ops, int[][] waitsFor) {
+    return call(t, new HostCall.LaunchGraph(stream, ops, waitsFor), 0, "cudaGraphLaunch");
+  }
+
   /** An asynchronous copy on a stream; returns its operation id. */
   int copy(int t, int stream, TransferKind kind, long bytes) {
     int id = op(ReplayProgram.Kind.COPY, "cudaMemcpyAsync", stream, streams.get(stream).device(), -1, kind, bytes, -1,

@@ -235,7 +235,7 @@ class WhatIfsTest {
   @Test
   void anUnknownWhatIfIsOneLineListingTheKnownOnes() {
     assertThatThrownBy(() -> WhatIf.parse("faster")).hasMessage("--what-if 'faster' is not a what-if (known:"
-        + " pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies)");
+        + " pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies, graph-launch)");
     assertThatThrownBy(() -> WhatIf.parse("streams=0")).hasMessage("--what-if 'streams=0': '0' is not a stream count"
         + " from 1 to 1024");
   }
