@@ -421,7 +421,7 @@ final class ReplayCommand implements Callable<Integer> {
           ExitCodes.BAD_USAGE);
     }
     return new Replayer.Options(keepMeasured || keepDurations, policy, source, scaleKernels, map, s, true,
-        !keepDurations, gpu, costs, reads);
+        !keepDurations, gpu, costs, reads, opsCsv != null);
   }
 
 

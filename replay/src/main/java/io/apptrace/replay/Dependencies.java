@@ -18,7 +18,11 @@ final class Dependencies {
   private int[] to = new int[1024];
   private int count;
 
-  Dependencies(OpTable t, MeasuredTiming measured) {
+  /** Whether every dependency is kept for {@link Slack}, done or not when it was added. */
+  private final boolean keepSuccessors;
+
+  Dependencies(OpTable t, MeasuredTiming measured, boolean keepSuccessors) {
+    this.keepSuccessors = keepSuccessors;
     this.t = t;
     this.measured = measured;
     left = new int[t.size];
@@ -29,7 +33,7 @@ final class Dependencies {
   /** Operation {@code op} waits for {@code on} (-1: nothing), unless on is done already. */
   void add(int op, int on) {
     measured.waitsFor(op, on);
-    if (on >= 0) {
+    if (on >= 0 && keepSuccessors) {
       successor(on, op);
     }
     if (on < 0 || t.state[on] == OpState.DONE) {

@@ -18,7 +18,7 @@ public final class ReplayResult {
    * One operation's projected times.
    *
    * @param slackNs how much later it could end before the makespan grows ({@link Slack}); NaN when
-   *     it did not run
+   *     it did not run or the replay was not asked for it ({@link Replayer.Options#withSlack})
    */
   public record OpTimes(int op, double issueNs, double startNs, double endNs, String engine, double slackNs) {
     public double durationNs() {
@@ -159,7 +159,11 @@ public final class ReplayResult {
         break;
       }
     }
-    System.arraycopy(Slack.of(tl, makespan), 0, slack, 0, slack.length);
+    if (o.slack()) {
+      System.arraycopy(Slack.of(tl, makespan), 0, slack, 0, slack.length);
+    } else {
+      java.util.Arrays.fill(slack, Double.NaN);
+    }
     CriticalPath cp = new CriticalPath(p, start, end, tl.dispatchDelay(), t.causeType, t.causeId, t.issuedBy, callBase,
         callStart, callEnd, tl.callEndCause());
     List<Segment> path = cp.walk(makespan);

@@ -44,7 +44,8 @@ public final class Replayer {
    */
   public record Options(boolean keepMeasured, KernelModel.Policy kernelPolicy, Optional<Node> sourceNode,
       double scaleKernels, Map<Integer, Integer> deviceMap, TransferModel.Setting setting, boolean samples,
-      boolean keepDelays, Optional<GpuSpec> sourceGpu, CallCosts.Policy callCosts, ManagedHostReads managedHostReads) {
+      boolean keepDelays, Optional<GpuSpec> sourceGpu, CallCosts.Policy callCosts, ManagedHostReads managedHostReads,
+      boolean slack) {
     public Options {
       deviceMap = Map.copyOf(deviceMap);
     }
@@ -52,49 +53,58 @@ public final class Replayer {
     /** What the host is assumed to read of managed memory (--managed-host-reads). */
     public Options withManagedHostReads(ManagedHostReads r) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          sourceGpu, callCosts, r);
+          sourceGpu, callCosts, r, slack);
     }
 
     public static Options defaults() {
       return new Options(false, KernelModel.Policy.MODEL, Optional.empty(), 1.0, Map.of(),
           TransferModel.Setting.MEASURED, true, true, Optional.empty(), CallCosts.Policy.AUTO,
-          ManagedHostReads.AFTER_SYNC);
+          ManagedHostReads.AFTER_SYNC, false);
+    }
+
+    /**
+     * Whether the replay computes each operation's slack ({@link Slack}; {@code --ops-csv}): it
+     * keeps every dependency it meets, which costs memory and time a replay without it spares.
+     */
+    public Options withSlack(boolean s) {
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
+          sourceGpu, callCosts, managedHostReads, s);
     }
 
     public Options withKeepMeasured(boolean k) {
-      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
+      return new Options(k, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads, slack);
     }
 
     /** Keeps measured durations but not measured dispatch delays (--keep-measured=durations). */
     public Options withKeepDelays(boolean d) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu, callCosts, managedHostReads);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, d, sourceGpu, callCosts, managedHostReads, slack);
     }
 
     public Options withScaleKernels(double f) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, f, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads, slack);
     }
 
     public Options withDeviceMap(Map<Integer, Integer> m) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, m, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads, slack);
     }
 
     public Options withKernelPolicy(KernelModel.Policy p, Optional<Node> source) {
-      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads);
+      return new Options(keepMeasured, p, source, scaleKernels, deviceMap, setting, samples, keepDelays, sourceGpu, callCosts, managedHostReads, slack);
     }
 
     public Options withSourceGpu(Optional<GpuSpec> g) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          g, callCosts, managedHostReads);
+          g, callCosts, managedHostReads, slack);
     }
 
     /** Which durations the calls get (--call-costs). */
     public Options withCallCosts(CallCosts.Policy c) {
       return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, samples, keepDelays,
-          sourceGpu, c, managedHostReads);
+          sourceGpu, c, managedHostReads, slack);
     }
 
     public Options withSamples(boolean s) {
-      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu, callCosts, managedHostReads);
+      return new Options(keepMeasured, kernelPolicy, sourceNode, scaleKernels, deviceMap, setting, s, keepDelays, sourceGpu, callCosts, managedHostReads, slack);
     }
   }
 
@@ -130,7 +140,7 @@ public final class Replayer {
     Clock clock = new Clock();
     EventQueue queue = new EventQueue();
     MeasuredTiming measured = new MeasuredTiming(p, t, o);
-    Dependencies deps = new Dependencies(t, measured);
+    Dependencies deps = new Dependencies(t, measured, o.slack());
     StreamRules streams = new StreamRules(p, node, t, deps, o.deviceMap());
     Engines engines = new Engines(node, t, clock, queue, priced, o.keepMeasured());
     CallCosts costs = new CallCosts(p, node, o.callCosts());

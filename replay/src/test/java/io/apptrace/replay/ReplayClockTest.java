@@ -115,7 +115,7 @@ class ReplayClockTest {
       Clock clock = new Clock();
       EventQueue queue = new EventQueue();
       MeasuredTiming measured = new MeasuredTiming(p, t, o);
-      Dependencies deps = new Dependencies(t, measured);
+      Dependencies deps = new Dependencies(t, measured, false);
       StreamRules streams = new StreamRules(p, n, t, deps, o.deviceMap());
       Engines engines = new Engines(n, t, clock, queue, priced, false);
       HostThreads hosts = new HostThreads(p, n, o, t, clock, queue, streams, measured, new CallCosts(p, n,

@@ -2,7 +2,6 @@ package io.apptrace.replay;
 
 import static io.apptrace.replay.TimelineFixturesTest.MB;
 import static io.apptrace.replay.TimelineFixturesTest.node;
-import static io.apptrace.replay.TimelineFixturesTest.replay;
 import static io.apptrace.replay.TimelineFixturesTest.times;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
@@ -16,6 +15,21 @@ import org.junit.jupiter.api.Test;
  * TimelineFixturesTest} (1 MB pinned copy 10 + 100 us, 0.5 MB 10 + 50 us; one kernel at a time).
  */
 class SlackTest {
+  private static ReplayResult replay(ReplayProgram p, io.apptrace.node.Node n) throws Exception {
+    return Replayer.replay(p, n, Replayer.Options.defaults().withSlack(true));
+  }
+
+  /** Without being asked for, a replay keeps no dependency for slack and gives none. */
+  @Test
+  void aReplayNotAskedForSlackGivesNone() throws Exception {
+    ProgramFixture f = new ProgramFixture();
+    int s = f.nonBlocking();
+    int k = f.kernel(0, s, "K", 50_000);
+    f.syncDevice(0);
+    ReplayResult r = Replayer.replay(f.build(), node(2, 1), Replayer.Options.defaults());
+    assertThat(r.ops().get(k).slackNs()).isNaN();
+  }
+
   /**
    * The chain copy in, K, copy out sets the makespan; K2 ran first on the compute engine and K
    * could not start before 110 anyway: K2 could end 60 us later (at K's start) and change nothing.
