@@ -28,7 +28,8 @@ final class WhatIfOptions {
 
   @Option(names = "--what-if", paramLabel = "T", description = "Replay a change to the application as well:"
       + " pin-pageable, pin=ALLOCATION (an 'alloc' of 'graph --json'), async-copies, streams=N, keep-resident,"
-      + " merge-copies, graph-launch; repeat to combine (applied in the order given, graph-launch last).")
+      + " merge-copies, prefetch-managed, graph-launch; repeat to combine (applied in the order given, graph-launch"
+      + " last).")
   List<String> whatIfs = new ArrayList<>();
 
   /** The what-ifs asked for, checked (bad usage names the value). */
@@ -63,7 +64,7 @@ final class WhatIfOptions {
     return out;
   }
 
-  static void text(PrintWriter out, List<WhatIfs.Outcome> outcomes, ReplayProgram whole) {
+  static void text(PrintWriter out, List<WhatIfs.Outcome> outcomes) {
     if (outcomes.isEmpty()) {
       return;
     }
@@ -76,7 +77,7 @@ final class WhatIfOptions {
     for (WhatIfs.Outcome o : outcomes) {
       out.printf(Locale.ROOT, "  %-14s %s -> %s (%+.1f%%), %d operation(s) changed%s%n", o.node(),
           Units.time(o.beforeNs() * 1e-9), Units.time(o.afterNs() * 1e-9), o.percent(), o.changed().size(),
-          o.changed().isEmpty() ? "" : ": " + names(o, whole));
+          o.changed().isEmpty() ? "" : ": " + names(o));
       for (String n : o.notes()) {
         if (!outcomes.get(0).notes().contains(n)) {
           out.println("    " + n); // what differs on this node (the pinning its host model charges)
@@ -85,14 +86,15 @@ final class WhatIfOptions {
     }
   }
 
-  private static String names(WhatIfs.Outcome o, ReplayProgram whole) {
+  private static String names(WhatIfs.Outcome o) {
     List<String> s = new ArrayList<>();
+    int i = 0;
     for (int op : o.changed()) {
       if (s.size() == OPS_SHOWN) {
         s.add("...");
         break;
       }
-      s.add("#" + op + " " + whole.ops().get(op).name());
+      s.add("#" + op + " " + o.changedNames().get(i++));
     }
     return String.join(", ", s);
   }

@@ -130,6 +130,6 @@ class CudaGraphsCommandTest {
     Cli r = Cli.run("replay", trace.toString(), "--node", "dgx-a100", "--what-if", "often");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--what-if 'often' is not a what-if (known: pin-pageable, pin=ALLOCATION,"
-        + " async-copies, streams=N, keep-resident, merge-copies, graph-launch)");
+        + " async-copies, streams=N, keep-resident, merge-copies, prefetch-managed, graph-launch)");
   }
 }

@@ -92,7 +92,8 @@ class WhatIfCommandTest {
     Cli bad = Cli.run("replay", trace.toString(), "--node", "dgx1", "--what-if", "faster");
     assertThat(bad.exit()).isEqualTo(2);
     assertThat(bad.err().strip()).isEqualTo("apptrace replay: --what-if 'faster' is not a what-if (known:"
-        + " pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies, graph-launch)");
+        + " pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies, prefetch-managed,"
+        + " graph-launch)");
     Cli missing = Cli.run("replay", trace.toString(), "--node", "dgx1", "--what-if", "pin=999");
     assertThat(missing.exit()).isEqualTo(1);
     assertThat(missing.err().strip()).startsWith("apptrace replay: --what-if pin=999: allocation 999 is no pageable"

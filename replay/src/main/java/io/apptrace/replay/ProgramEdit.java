@@ -57,6 +57,20 @@ final class ProgramEdit {
     return base.threads().get(thread).pid();
   }
 
+  /** Adds operation {@code o}, whose id must be the next one; it is issued by no call until one is inserted. */
+  void add(ReplayProgram.Op o) {
+    if (o.id() != ops.size()) {
+      throw new IllegalArgumentException("operation " + o.id() + " added as the " + ops.size() + "th");
+    }
+    ops.add(o);
+    changed.add(o.id());
+  }
+
+  /** What moves managed memory, in program order, to be edited in place. */
+  List<ReplayProgram.Managed> managed() {
+    return managed;
+  }
+
   /** Replaces an operation (same id). */
   void set(ReplayProgram.Op o) {
     ops.set(o.id(), o);

@@ -9,7 +9,8 @@ import java.util.Locale;
  */
 public sealed interface WhatIf {
   /** What {@code --what-if} accepts, for error messages. */
-  String KNOWN = "pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies, graph-launch";
+  String KNOWN = "pin-pageable, pin=ALLOCATION, async-copies, streams=N, keep-resident, merge-copies,"
+      + " prefetch-managed, graph-launch";
 
   /** How the command line names it. */
   String key();
@@ -56,6 +57,13 @@ public sealed interface WhatIf {
     }
   }
 
+  /** A prefetch before each kernel that would fault managed memory in from the host. */
+  record PrefetchManaged() implements WhatIf {
+    public String key() {
+      return "prefetch-managed";
+    }
+  }
+
   /**
    * Each repeated run of stream work is launched as one CUDA graph ({@link GraphLaunchWhatIf});
    * applied after the others, whatever the order given.
@@ -84,6 +92,8 @@ public sealed interface WhatIf {
         return new MergeCopies();
       case "graph-launch":
         return new GraphLaunch();
+      case "prefetch-managed":
+        return new PrefetchManaged();
       default:
         break;
     }

@@ -25,9 +25,11 @@ public final class WhatIfs {
   /**
    * A node's makespan before and after.
    *
-   * @param changed the operations the what-ifs changed
+   * @param changed the operations the what-ifs changed (ids past the program's are operations they added)
+   * @param changedNames their names, in the same order ("new ..." for one a what-if added)
    */
-  public record Outcome(String node, long beforeNs, long afterNs, SortedSet<Integer> changed, List<String> notes) {
+  public record Outcome(String node, long beforeNs, long afterNs, SortedSet<Integer> changed, List<String> notes,
+      List<String> changedNames) {
     /** The change in makespan, percent of before (negative: shorter). */
     public double percent() {
       return beforeNs <= 0 ? 0 : 100.0 * (afterNs - beforeNs) / beforeNs;
@@ -57,6 +59,8 @@ public final class WhatIfs {
         note = AsyncCopies.apply(e, values);
       } else if (w instanceof WhatIf.Streams s) {
         note = SpreadStreams.apply(e, values, s.streams());
+      } else if (w instanceof WhatIf.PrefetchManaged) {
+        note = PrefetchManaged.apply(e);
       } else if (w instanceof WhatIf.KeepResident) {
         note = KeepResident.apply(e, values);
       } else {
@@ -94,7 +98,11 @@ public final class WhatIfs {
       java.util.function.UnaryOperator<ReplayProgram> region) throws ReplayException, io.apptrace.node.NodeFileException {
     Applied a = apply(whatIfs, whole, values, base.node());
     ReplayResult after = Replayer.replay(region.apply(a.program()), base.node(), base.options().withSamples(false));
+    List<String> names = new ArrayList<>();
+    for (int op : a.changed()) {
+      names.add((op >= whole.ops().size() ? "new " : "") + a.program().ops().get(op).name());
+    }
     return new Outcome(base.node().name(), Math.round(base.makespanNs()), Math.round(after.makespanNs()), a.changed(),
-        a.notes());
+        a.notes(), names);
   }
 }
