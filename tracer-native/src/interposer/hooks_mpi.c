@@ -37,21 +37,26 @@ void mpi_on_comm(enc_mpi *m, int op, mpi_h comm) {
 
 /* --- start and end --------------------------------------------------------------------------- */
 
-typedef int (*init_fn)(int *, char ***);
-MPI_HOOK(int, MPI_Init, (int *argc, char ***argv)) {
-    PMPI_REAL(init_fn, MPI_Init);
-    at_call c;
-    if (!AT_ENTER(&c, 0)) return real(argc, argv);
-    int r = real(argc, argv);
+/* MPI_Init and MPI_Init_thread, once the real call returned r: the process's rank and world size. */
+static int init_recorded(at_call *c, int r) {
     enc_mpi m = {.op = PB_MpiOp_MPI_INIT, .rank = -1};
     if (r == 0) {
         mpi_started();
         m.rank = mpi_world_rank();
         m.comm_size = mpi_world_size();
     }
-    mpi_record(&c, r, &m);
-    at_leave(&c);
+    mpi_record(c, r, &m);
+    at_leave(c);
     return r;
+}
+
+typedef int (*init_fn)(int *, char ***);
+MPI_HOOK(int, MPI_Init, (int *argc, char ***argv)) {
+    PMPI_REAL(init_fn, MPI_Init);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(argc, argv);
+    int r = real(argc, argv);
+    return init_recorded(&c, r);
 }
 
 typedef int (*init_thread_fn)(int *, char ***, int, int *);
@@ -60,15 +65,7 @@ MPI_HOOK(int, MPI_Init_thread, (int *argc, char ***argv, int required, int *prov
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(argc, argv, required, provided);
     int r = real(argc, argv, required, provided);
-    enc_mpi m = {.op = PB_MpiOp_MPI_INIT, .rank = -1};
-    if (r == 0) {
-        mpi_started();
-        m.rank = mpi_world_rank();
-        m.comm_size = mpi_world_size();
-    }
-    mpi_record(&c, r, &m);
-    at_leave(&c);
-    return r;
+    return init_recorded(&c, r);
 }
 
 typedef int (*finalize_fn)(void);
