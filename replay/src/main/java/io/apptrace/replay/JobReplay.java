@@ -14,23 +14,28 @@ import io.apptrace.node.Cluster;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.proto.MpiCompletion;
 import io.apptrace.proto.MpiOp;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * Replays a job's MPI calls on a cluster model (docs/JOBS.md, "Replay on a cluster"). Each rank
- * goes through its calls in order; the time between two of its MPI calls (its kernels, copies and
- * host work) is kept as its trace timed it; every message is priced by {@link MessageCost} and
- * waits for its node's NIC when it crosses the network, and every collective starts when its last
- * member calls it and takes what {@link CollectiveCost} says. A receive waits for its message,
- * a Wait for its requests, a collective for its members: the ranks advance in turns until each
- * is done.
+ * goes through its calls in order; between two of its MPI calls it does its own work for as long as
+ * its {@link RankSegments} say (its program replayed on the cluster's node by {@link RankOnNode},
+ * or the time its trace measured); every message is priced by {@link MessageCost} and waits for its
+ * node's NIC when it crosses the network, and every collective starts when its last member calls it
+ * and takes what {@link CollectiveCost} says. A receive waits for its message, a Wait for its
+ * requests, a collective for its members: the rank whose next call starts first goes next (a
+ * priority queue), a rank that must wait is set aside until what it waits for is replayed.
  */
 public final class JobReplay {
   private final Job job;
   private final MessageCost cost;
   private final Cluster cluster;
+  private final Map<Integer, RankSegments> segments = new HashMap<>();
   private final Map<Long, Message> sendAt = new HashMap<>();
   private final Map<Long, Message> recvAt = new HashMap<>();
   private final Map<Long, Collective> collectiveAt = new HashMap<>();
@@ -39,10 +44,26 @@ public final class JobReplay {
   private final Map<Message, Double> sendComplete = new HashMap<>();
   private final Map<Collective, Map<Integer, Double>> arrived = new HashMap<>();
   private final Map<Collective, Double> collectiveEnd = new HashMap<>();
+  /** What a rank set aside waits for (a message or a collective), and the ranks waiting for it. */
+  private final Map<Object, List<Cursor>> waiting = new HashMap<>();
+  private final PriorityQueue<Cursor> ready = new PriorityQueue<>(
+      Comparator.comparingDouble(Cursor::nextStart).thenComparingInt(c -> c.trace.rank()));
+  private Object waitsFor;
   private final double[] nicFree;
   private final JobReplayResult.Builder result;
 
+  /** The job with the time between each rank's MPI calls as traced ({@link RankSegments#asTraced}). */
   public JobReplay(Job job, Cluster cluster) throws NodeFileException {
+    this(job, cluster, job.ranks().stream().map(RankSegments::asTraced).toList());
+  }
+
+  /**
+   * The job with each rank's own work as {@code segments} say (one per rank of the job).
+   *
+   * @throws NodeFileException when the cluster cannot hold the job's ranks
+   * @throws IllegalArgumentException when a rank has no segments or segments for other calls
+   */
+  public JobReplay(Job job, Cluster cluster, List<RankSegments> segments) throws NodeFileException {
     this.job = job;
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
@@ -50,6 +71,16 @@ public final class JobReplay {
       throw new NodeFileException("the job has " + job.worldSize() + " ranks and the cluster " + cluster.name()
           + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
           + " ranks); give more nodes with --nodes");
+    }
+    for (RankSegments s : segments) {
+      this.segments.put(s.rank(), s);
+    }
+    for (RankTrace t : job.ranks()) {
+      RankSegments s = this.segments.get(t.rank());
+      if (s == null || s.calls() != t.calls().size()) {
+        throw new IllegalArgumentException("rank " + t.rank() + ": no segments for its " + t.calls().size()
+            + " MPI calls");
+      }
     }
     for (Message m : MessageMatching.of(job).messages()) {
       sendAt.put(key(m.source(), m.sendPost()), m);
@@ -59,7 +90,7 @@ public final class JobReplay {
       c.calls().forEach((rank, index) -> collectiveAt.put(key(rank, index), c));
     }
     this.nicFree = new double[cluster.nodes()];
-    this.result = new JobReplayResult.Builder(cluster, job.ranks().size());
+    this.result = new JobReplayResult.Builder(cluster, segments);
   }
 
   private static long key(int rank, int index) {
@@ -69,33 +100,44 @@ public final class JobReplay {
   /** One rank's progress. */
   private static final class Cursor {
     final RankTrace trace;
+    final RankSegments segments;
     int next;
     double clock;
-    long lastExitNs;
 
-    Cursor(RankTrace t) {
+    Cursor(RankTrace t, RankSegments s) {
       trace = t;
-      lastExitNs = t.calls().isEmpty() ? 0 : t.calls().get(0).entryNs();
+      segments = s;
     }
 
     boolean done() {
       return next >= trace.calls().size();
     }
+
+    /** When its next call starts: fixed while it waits, so the queue's order holds. */
+    double nextStart() {
+      return done() ? Double.MAX_VALUE : clock + segments.beforeSeconds(next);
+    }
   }
 
   public JobReplayResult run() throws NodeFileException {
-    List<Cursor> cursors = job.ranks().stream().map(Cursor::new).toList();
+    List<Cursor> cursors = new ArrayList<>();
+    for (RankTrace t : job.ranks()) {
+      Cursor c = new Cursor(t, segments.get(t.rank()));
+      cursors.add(c);
+      if (!c.done()) {
+        ready.add(c);
+      }
+    }
     // the earliest call that can go goes first, so that NICs are taken in the order of time
-    Cursor[] byStart = cursors.toArray(new Cursor[0]);
-    boolean progress = true;
-    while (progress) {
-      progress = false;
-      java.util.Arrays.sort(byStart, java.util.Comparator.comparingDouble(JobReplay::nextStart));
-      for (Cursor c : byStart) {
-        if (!c.done() && step(c)) {
-          progress = true;
-          break;
+    while (!ready.isEmpty()) {
+      Cursor c = ready.poll();
+      waitsFor = null;
+      if (step(c)) {
+        if (!c.done()) {
+          ready.add(c);
         }
+      } else {
+        waiting.computeIfAbsent(waitsFor, k -> new ArrayList<>()).add(c);
       }
     }
     for (Cursor c : cursors) {
@@ -104,23 +146,25 @@ public final class JobReplay {
         throw new NodeFileException(c.trace.file() + ": rank " + c.trace.rank() + " waits forever at its MPI call "
             + e.index() + " (" + e.call().getOp() + "): a rank's trace is missing or cut short");
       }
-      result.rankEnd(c.trace.rank(), c.clock);
+      result.tail(c.trace.rank(), c.segments.tailSeconds());
+      result.rankEnd(c.trace.rank(), c.clock + c.segments.tailSeconds());
     }
     return result.build();
   }
 
-  private static double nextStart(Cursor c) {
-    if (c.done()) {
-      return Double.MAX_VALUE;
+  /** What the ranks set aside for {@code what} waited for is replayed: they go back in the queue. */
+  private void wake(Object what) {
+    List<Cursor> w = waiting.remove(what);
+    if (w != null) {
+      ready.addAll(w);
     }
-    return c.clock + Math.max(0, c.trace.calls().get(c.next).entryNs() - c.lastExitNs) / 1e9;
   }
 
   /** Replays the cursor's next call; false when it must wait for another rank. */
   private boolean step(Cursor c) throws NodeFileException {
     MpiEvent e = c.trace.calls().get(c.next);
     int rank = c.trace.rank();
-    double gap = Math.max(0, e.entryNs() - c.lastExitNs) / 1e9;
+    double gap = c.segments.beforeSeconds(c.next);
     double start = c.clock + gap;
     double overhead = cluster.network().overhead();
     Double end = switch (e.call().getOp()) {
@@ -142,15 +186,17 @@ public final class JobReplay {
         yield r == null ? null : Math.max(s, Math.max(start, r));
       }
       case MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_TEST -> completions(rank, e, start);
+      // the launcher's start-up and tear-down are not the cluster's: every rank leaves MPI_Init
+      // at 0, and MPI_Finalize ends the rank's MPI (both reported with their traced time apart)
+      case MPI_INIT, MPI_FINALIZE -> start;
       default -> CollectiveMatching.isCollective(e.call().getOp()) ? collective(rank, e, start)
           : Double.valueOf(start + e.durationNs() / 1e9);
     };
     if (end == null) {
       return false;
     }
-    result.account(rank, e.call().getOp(), gap, end - start);
+    result.account(rank, e.call().getOp(), gap, end - start, e.durationNs() / 1e9);
     c.clock = end;
-    c.lastExitNs = e.exitNs();
     c.next++;
     return true;
   }
@@ -170,6 +216,7 @@ public final class JobReplay {
     }
     double arrive = inject + p.seconds();
     arrival.put(m, arrive);
+    wake(m);
     double done = inject + cluster.network().overhead() + p.nicSeconds();
     sendComplete.put(m, done);
     result.message(m, p, inject - start);
@@ -182,7 +229,11 @@ public final class JobReplay {
     if (m == null) {
       return 0.0; // its send is not in the traces
     }
-    return arrival.get(m);
+    Double at = arrival.get(m);
+    if (at == null) {
+      waitsFor = m;
+    }
+    return at;
   }
 
   private Double receive(int rank, int index, double start) {
@@ -240,6 +291,7 @@ public final class JobReplay {
     Map<Integer, Double> in = arrived.computeIfAbsent(c, k -> new HashMap<>());
     in.put(rank, start);
     if (in.size() < c.calls().size()) {
+      waitsFor = c;
       return null;
     }
     double begin = in.values().stream().mapToDouble(Double::doubleValue).max().orElse(start);
@@ -249,6 +301,7 @@ public final class JobReplay {
         params.beta(alg.algorithm()), params.gamma());
     double finish = begin + p.seconds();
     collectiveEnd.put(c, finish);
+    wake(c);
     result.collective(c, p, params.interNode());
     return finish;
   }
