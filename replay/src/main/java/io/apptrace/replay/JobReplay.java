@@ -15,6 +15,7 @@ import io.apptrace.node.NodeFileException;
 import io.apptrace.proto.MpiCompletion;
 import io.apptrace.proto.MpiOp;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -36,19 +37,32 @@ public final class JobReplay {
   private final MessageCost cost;
   private final Cluster cluster;
   private final Map<Integer, RankSegments> segments = new HashMap<>();
-  private final Map<Long, Message> sendAt = new HashMap<>();
-  private final Map<Long, Message> recvAt = new HashMap<>();
-  private final Map<Long, Collective> collectiveAt = new HashMap<>();
-  private final Map<Message, Double> arrival = new HashMap<>();
-  private final Map<Long, Double> sentHalf = new HashMap<>();
-  private final Map<Message, Double> sendComplete = new HashMap<>();
-  private final Map<Collective, Map<Integer, Double>> arrived = new HashMap<>();
-  private final Map<Collective, Double> collectiveEnd = new HashMap<>();
-  /** What a rank set aside waits for (a message or a collective), and the ranks waiting for it. */
-  private final Map<Object, List<Cursor>> waiting = new HashMap<>();
+  private final List<Message> messages;
+  private final List<Collective> collectives;
+  // per rank, per MPI call: the index of the message it sends or receives, of the collective it
+  // joins (-1: none)
+  private final int[][] sendAt;
+  private final int[][] recvAt;
+  private final int[][] collectiveAt;
+  /** Per rank, per MPI_Sendrecv: when its send half was done (NaN: not sent yet). */
+  private final double[][] sentHalf;
+  // per message: when it arrived, when its sender was done with it (NaN: not sent yet), the rank
+  // waiting for it
+  private final double[] arrival;
+  private final double[] sendComplete;
+  private final Cursor[] receiver;
+  // per collective: members arrived, the latest arrival, its end (NaN: not yet), the members waiting
+  private final int[] arrivedCount;
+  private final double[] latestArrival;
+  private final double[] collectiveEnd;
+  private final List<List<Cursor>> members;
+  private final Map<Long, Integer>[] posts;
+  private final Map<PriceKey, MessageCost.Price> prices = new HashMap<>();
+  private final Map<ParameterKey, CollectiveParameters> parameters = new HashMap<>();
   private final PriorityQueue<Cursor> ready = new PriorityQueue<>(
       Comparator.comparingDouble(Cursor::nextStart).thenComparingInt(c -> c.trace.rank()));
-  private Object waitsFor;
+  /** What the last step that could not go waits for: a message's index, or -1 - a collective's. */
+  private int waitsFor;
   private final double[] nicFree;
   private final JobReplayResult.Builder result;
 
@@ -82,20 +96,68 @@ public final class JobReplay {
             + " MPI calls");
       }
     }
-    for (Message m : MessageMatching.of(job).messages()) {
-      sendAt.put(key(m.source(), m.sendPost()), m);
-      recvAt.put(key(m.dest(), m.recvPost()), m);
+    int world = job.worldSize();
+    sendAt = new int[world][];
+    recvAt = new int[world][];
+    collectiveAt = new int[world][];
+    sentHalf = new double[world][];
+    @SuppressWarnings("unchecked")
+    Map<Long, Integer>[] byRequest = new Map[world];
+    posts = byRequest;
+    for (RankTrace t : job.ranks()) {
+      int r = t.rank();
+      int n = t.calls().size();
+      sendAt[r] = filled(n);
+      recvAt[r] = filled(n);
+      collectiveAt[r] = filled(n);
+      sentHalf[r] = new double[n];
+      Arrays.fill(sentHalf[r], Double.NaN);
+      posts[r] = new HashMap<>();
+      for (MpiEvent e : t.calls()) {
+        if (e.call().getRequest() != 0) {
+          posts[r].put(e.call().getRequest(), e.index());
+        }
+      }
     }
-    for (Collective c : CollectiveMatching.of(job).collectives()) {
-      c.calls().forEach((rank, index) -> collectiveAt.put(key(rank, index), c));
+    messages = MessageMatching.of(job).messages();
+    for (int i = 0; i < messages.size(); i++) {
+      Message m = messages.get(i);
+      sendAt[m.source()][m.sendPost()] = i;
+      recvAt[m.dest()][m.recvPost()] = i;
     }
+    arrival = nans(messages.size());
+    sendComplete = nans(messages.size());
+    receiver = new Cursor[messages.size()];
+    collectives = CollectiveMatching.of(job).collectives();
+    for (int i = 0; i < collectives.size(); i++) {
+      int index = i;
+      collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
+    }
+    arrivedCount = new int[collectives.size()];
+    latestArrival = new double[collectives.size()];
+    collectiveEnd = nans(collectives.size());
+    members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
     this.nicFree = new double[cluster.nodes()];
     this.result = new JobReplayResult.Builder(cluster, segments);
   }
 
-  private static long key(int rank, int index) {
-    return ((long) rank << 32) | (index & 0xffffffffL);
+  private static int[] filled(int n) {
+    int[] a = new int[n];
+    Arrays.fill(a, -1);
+    return a;
   }
+
+  private static double[] nans(int n) {
+    double[] a = new double[n];
+    Arrays.fill(a, Double.NaN);
+    return a;
+  }
+
+  /** What prices a message: its ends and size. */
+  private record PriceKey(int source, int dest, long bytes, boolean sendDevice, boolean recvDevice) {}
+
+  /** What a collective's parameters depend on: its members (the communicator) and where its buffers are. */
+  private record ParameterKey(long comm, int size, boolean device) {}
 
   /** One rank's progress. */
   private static final class Cursor {
@@ -131,13 +193,13 @@ public final class JobReplay {
     // the earliest call that can go goes first, so that NICs are taken in the order of time
     while (!ready.isEmpty()) {
       Cursor c = ready.poll();
-      waitsFor = null;
+      waitsFor = Integer.MIN_VALUE;
       if (step(c)) {
         if (!c.done()) {
           ready.add(c);
         }
       } else {
-        waiting.computeIfAbsent(waitsFor, k -> new ArrayList<>()).add(c);
+        park(c);
       }
     }
     for (Cursor c : cursors) {
@@ -152,11 +214,16 @@ public final class JobReplay {
     return result.build();
   }
 
-  /** What the ranks set aside for {@code what} waited for is replayed: they go back in the queue. */
-  private void wake(Object what) {
-    List<Cursor> w = waiting.remove(what);
-    if (w != null) {
-      ready.addAll(w);
+  /** Sets aside a rank that waits for a message or a collective. */
+  private void park(Cursor c) {
+    if (waitsFor >= 0) {
+      receiver[waitsFor] = c;
+    } else {
+      int k = -1 - waitsFor;
+      if (members.get(k) == null) {
+        members.set(k, new ArrayList<>());
+      }
+      members.get(k).add(c);
     }
   }
 
@@ -177,10 +244,10 @@ public final class JobReplay {
       case MPI_RECV -> receive(rank, e.index(), start);
       case MPI_SENDRECV -> {
         // the send half goes out once, whether or not the receive half must wait
-        Double s = sentHalf.get(key(rank, e.index()));
-        if (s == null) {
+        double s = sentHalf[rank][e.index()];
+        if (Double.isNaN(s)) {
           s = send(rank, e, start);
-          sentHalf.put(key(rank, e.index()), s);
+          sentHalf[rank][e.index()] = s;
         }
         Double r = receiveReady(rank, e.index());
         yield r == null ? null : Math.max(s, Math.max(start, r));
@@ -203,37 +270,45 @@ public final class JobReplay {
 
   /** Prices and injects a send; returns when the sender is done with it. */
   private double send(int rank, MpiEvent e, double start) throws NodeFileException {
-    Message m = sendAt.get(key(rank, e.index()));
-    if (m == null) {
+    int i = sendAt[rank][e.index()];
+    if (i < 0) {
       return start + cluster.network().overhead(); // its receive is not in the traces
     }
-    MessageCost.Price p = cost.of(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+    Message m = messages.get(i);
+    PriceKey k = new PriceKey(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+    MessageCost.Price p = prices.get(k);
+    if (p == null) {
+      p = cost.of(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+      prices.put(k, p);
+    }
     double inject = start;
     if (p.interNode()) {
       int node = cluster.nodeOf(rank);
       inject = Math.max(start, nicFree[node]);
       nicFree[node] = inject + p.nicSeconds() + cluster.network().gap();
     }
-    double arrive = inject + p.seconds();
-    arrival.put(m, arrive);
-    wake(m);
+    arrival[i] = inject + p.seconds();
+    if (receiver[i] != null) {
+      ready.add(receiver[i]);
+      receiver[i] = null;
+    }
     double done = inject + cluster.network().overhead() + p.nicSeconds();
-    sendComplete.put(m, done);
+    sendComplete[i] = done;
     result.message(m, p, inject - start);
     return done;
   }
 
   /** When the message a receive posted at call {@code index} matched has arrived; null: its send is not replayed yet. */
   private Double receiveReady(int rank, int index) {
-    Message m = recvAt.get(key(rank, index));
-    if (m == null) {
+    int i = recvAt[rank][index];
+    if (i < 0) {
       return 0.0; // its send is not in the traces
     }
-    Double at = arrival.get(m);
-    if (at == null) {
-      waitsFor = m;
+    if (Double.isNaN(arrival[i])) {
+      waitsFor = i;
+      return null;
     }
-    return at;
+    return arrival[i];
   }
 
   private Double receive(int rank, int index, double start) {
@@ -255,53 +330,49 @@ public final class JobReplay {
         }
         end = Math.max(end, r);
       } else {
-        Message m = sendAt.get(key(rank, post));
-        Double s = m == null ? null : sendComplete.get(m);
-        end = Math.max(end, s == null ? start : s);
+        int m = sendAt[rank][post];
+        end = Math.max(end, m < 0 || Double.isNaN(sendComplete[m]) ? start : sendComplete[m]);
       }
     }
     return end;
   }
 
-  private final Map<Integer, Map<Long, Integer>> posts = new HashMap<>();
-
   /** The index of the Isend or Irecv that started request {@code request} of a rank. */
   private int postOf(int rank, long request) {
-    Map<Long, Integer> p = posts.computeIfAbsent(rank, r -> {
-      Map<Long, Integer> m = new HashMap<>();
-      for (MpiEvent e : job.rank(r).calls()) {
-        if (e.call().getRequest() != 0) {
-          m.put(e.call().getRequest(), e.index());
-        }
-      }
-      return m;
-    });
-    return p.getOrDefault(request, -1);
+    return posts[rank].getOrDefault(request, -1);
   }
 
   private Double collective(int rank, MpiEvent e, double start) throws NodeFileException {
-    Collective c = collectiveAt.get(key(rank, e.index()));
-    if (c == null) {
+    int k = collectiveAt[rank][e.index()];
+    if (k < 0) {
       return start + e.durationNs() / 1e9;
     }
-    Double end = collectiveEnd.get(c);
-    if (end != null) {
-      return end;
+    if (!Double.isNaN(collectiveEnd[k])) {
+      return collectiveEnd[k];
     }
-    Map<Integer, Double> in = arrived.computeIfAbsent(c, k -> new HashMap<>());
-    in.put(rank, start);
-    if (in.size() < c.calls().size()) {
-      waitsFor = c;
+    // a member comes here once before the collective ends: it is set aside until the last one comes
+    Collective c = collectives.get(k);
+    latestArrival[k] = arrivedCount[k] == 0 ? start : Math.max(latestArrival[k], start);
+    if (++arrivedCount[k] < c.calls().size()) {
+      waitsFor = -1 - k;
       return null;
     }
-    double begin = in.values().stream().mapToDouble(Double::doubleValue).max().orElse(start);
-    CollectiveParameters params = CollectiveParameters.of(cost, c.calls().keySet(), e.call().getDeviceBuffer());
+    boolean device = e.call().getDeviceBuffer();
+    ParameterKey key = new ParameterKey(c.comm(), c.calls().size(), device);
+    CollectiveParameters params = parameters.get(key);
+    if (params == null) {
+      params = CollectiveParameters.of(cost, c.calls().keySet(), device);
+      parameters.put(key, params);
+    }
     CollectiveCost.Price alg = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(), 0, 0);
     CollectiveCost.Price p = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(),
         params.beta(alg.algorithm()), params.gamma());
-    double finish = begin + p.seconds();
-    collectiveEnd.put(c, finish);
-    wake(c);
+    double finish = latestArrival[k] + p.seconds();
+    collectiveEnd[k] = finish;
+    if (members.get(k) != null) {
+      ready.addAll(members.get(k));
+      members.set(k, null);
+    }
     result.collective(c, p, params.interNode());
     return finish;
   }

@@ -34,12 +34,22 @@ import java.util.List;
  * (MPI_Allreduce of 8 bytes), every rank the same work whatever the job's size: weak scaling.
  * Each call takes 300 ns and follows the previous one by 850 ns; the kernels have no measured
  * time (the replay prices them at their lower bound on the node's GPU).
+ *
+ * <p>Usage (the job benchmark of docs/BENCHMARKS.md): SyntheticJob DIR RANKS EVENTS_PER_RANK.
  */
-final class SyntheticJob {
+public final class SyntheticJob {
   static final long HALO_BYTES = 64 * 1024;
   private static final long BUFFER = 32L << 20;
 
   private SyntheticJob() {}
+
+  public static void main(String[] args) throws IOException {
+    Path dir = Path.of(args[0]);
+    int ranks = Integer.parseInt(args[1]);
+    long events = Long.parseLong(args[2]);
+    java.nio.file.Files.createDirectories(dir);
+    write(dir, ranks, iterationsFor(events, ranks));
+  }
 
   /** Writes {@code ranks} traces {@code trace.R.apptrace} into {@code dir}, each of {@code iterations}; returns them. */
   static List<Path> write(Path dir, int ranks, int iterations) throws IOException {
