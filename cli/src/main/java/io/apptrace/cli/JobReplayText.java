@@ -74,7 +74,7 @@ final class JobReplayText {
         : "between MPI calls: each rank's time as traced");
     out.printf(Locale.ROOT, "makespan %s%n%n", ms(r.makespan()));
     out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%s%n", "rank", "node", "end", "compute", "point-to-point",
-        "collectives", "init+finalize", node ? String.format(Locale.ROOT, " %12s %12s", "kernels", "copies") : "");
+        "collectives", "init+fin traced", node ? String.format(Locale.ROOT, " %12s %12s", "kernels", "copies") : "");
     for (JobReplayResult.RankTime t : r.ranks()) {
       out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%s%n", t.rank(), t.node(), ms(t.end()), ms(t.compute()),
           ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT, " %12s %12s",
