@@ -3,13 +3,18 @@ package io.apptrace.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.apptrace.job.Job;
 import io.apptrace.node.Cluster;
-import io.apptrace.node.ClusterLoader;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.Units;
 import io.apptrace.replay.JobReplay;
 import io.apptrace.replay.JobReplayResult;
+import io.apptrace.replay.RankOnNode;
+import io.apptrace.replay.RankSegments;
+import io.apptrace.replay.ReplayException;
+import io.apptrace.replay.Replayer;
+import io.apptrace.trace.TraceException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 
 /** {@code apptrace replay RANK-TRACES... --cluster C}: the job's projected timeline on the cluster, as text or JSON. */
@@ -20,34 +25,14 @@ final class JobReplayText {
     this.out = out;
   }
 
-  int replay(Job job, String clusterName, Integer nodes, String nicBandwidth, String rdma, boolean json)
-      throws IOException {
+  int replay(Job job, ClusterOptions clusterOptions, Replayer.Options options, boolean json) throws IOException {
     JobReplayResult r;
     try {
-      Cluster c = ClusterLoader.resolve(clusterName);
-      if (nodes != null) {
-        if (nodes < 1) {
-          throw new UserException("--nodes " + nodes + ": give 1 or more", ExitCodes.BAD_USAGE);
-        }
-        c = c.with(nodes, c.network());
-      }
-      if (nicBandwidth != null) {
-        double bw;
-        try {
-          bw = Units.parse(nicBandwidth, Units.Kind.BANDWIDTH);
-        } catch (IllegalArgumentException e) {
-          throw new UserException("--nic-bandwidth " + nicBandwidth + ": " + e.getMessage(), ExitCodes.BAD_USAGE);
-        }
-        c = c.with(c.nodes(), c.network().withNicBandwidth(bw));
-      }
-      if (rdma != null) {
-        if (!rdma.equals("on") && !rdma.equals("off")) {
-          throw new UserException("--gpudirect-rdma " + rdma + ": on or off", ExitCodes.BAD_USAGE);
-        }
-        c = c.with(c.nodes(), c.network().withGpuDirectRdma(rdma.equals("on")));
-      }
-      r = new JobReplay(job, c).run();
-    } catch (NodeFileException e) {
+      Cluster c = clusterOptions.resolve();
+      List<RankSegments> segments = clusterOptions.onNode() ? RankOnNode.replay(job, c, options)
+          : job.ranks().stream().map(RankSegments::asTraced).toList();
+      r = new JobReplay(job, c, segments).run();
+    } catch (NodeFileException | ReplayException | TraceException e) {
       throw new UserException(e.getMessage());
     }
     if (json) {
@@ -60,12 +45,22 @@ final class JobReplayText {
   }
 
   /** The JSON document: the result without the cluster's node model. */
-  record Summary(String cluster, int nodes, int ranksPerNode, double makespanSeconds,
-      java.util.List<JobReplayResult.RankTime> ranks, JobReplayResult.Traffic intraNode,
-      JobReplayResult.Traffic interNode, java.util.List<JobReplayResult.CollectiveTime> collectives) {
+  record Summary(String cluster, int nodes, int ranksPerNode, String node, String betweenCalls,
+      double makespanSeconds, List<Rank> ranks, JobReplayResult.Traffic intraNode, JobReplayResult.Traffic interNode,
+      List<JobReplayResult.CollectiveTime> collectives, List<String> notes) {
     Summary(JobReplayResult r) {
-      this(r.cluster().name(), r.cluster().nodes(), r.cluster().ranksPerNode(), r.makespan(), r.ranks(),
-          r.intraNode(), r.interNode(), r.collectives());
+      this(r.cluster().name(), r.cluster().nodes(), r.cluster().ranksPerNode(), r.cluster().node().name(),
+          r.between().name().toLowerCase(Locale.ROOT), r.makespan(), r.ranks().stream().map(Rank::new).toList(),
+          r.intraNode(), r.interNode(), r.collectives(), r.notes());
+    }
+  }
+
+  /** One rank in the JSON document; kernels and copies are null when ranks took their traced time. */
+  record Rank(int rank, int node, double end, double compute, double pointToPoint, double collective, double startup,
+      Double kernels, Double copies) {
+    Rank(JobReplayResult.RankTime t) {
+      this(t.rank(), t.node(), t.end(), t.compute(), t.pointToPoint(), t.collective(), t.startup(),
+          Double.isNaN(t.kernels()) ? null : t.kernels(), Double.isNaN(t.copies()) ? null : t.copies());
     }
   }
 
@@ -74,12 +69,16 @@ final class JobReplayText {
     out.printf(Locale.ROOT, "job of %d ranks on %s: %d nodes of %s, %d ranks per node, NICs %s, %s%n",
         r.ranks().size(), c.name(), c.nodes(), c.node().name(), c.ranksPerNode(),
         Units.bandwidth(c.network().nicBandwidth()), c.network().gpuDirectRdma() ? "GPUDirect RDMA" : "no GPUDirect RDMA");
+    boolean node = r.between() == RankSegments.Source.NODE;
+    out.println(node ? "between MPI calls: each rank's program replayed on " + c.node().name()
+        : "between MPI calls: each rank's time as traced");
     out.printf(Locale.ROOT, "makespan %s%n%n", ms(r.makespan()));
-    out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%n", "rank", "node", "end", "compute", "point-to-point",
-        "collectives", "init+finalize");
+    out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%s%n", "rank", "node", "end", "compute", "point-to-point",
+        "collectives", "init+fin traced", node ? String.format(Locale.ROOT, " %12s %12s", "kernels", "copies") : "");
     for (JobReplayResult.RankTime t : r.ranks()) {
-      out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%n", t.rank(), t.node(), ms(t.end()), ms(t.compute()),
-          ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()));
+      out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%s%n", t.rank(), t.node(), ms(t.end()), ms(t.compute()),
+          ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT, " %12s %12s",
+              ms(t.kernels()), ms(t.copies())) : "");
     }
     out.println();
     traffic("within nodes", r.intraNode());
@@ -93,6 +92,8 @@ final class JobReplayText {
             ms(t.seconds()), t.interNode());
       }
     }
+    out.println();
+    r.notes().forEach(n -> out.println("note: " + n));
   }
 
   private void traffic(String what, JobReplayResult.Traffic t) {

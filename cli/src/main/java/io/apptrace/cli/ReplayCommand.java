@@ -62,20 +62,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   private Path file;
 
-  @Option(names = "--cluster", paramLabel = "CLUSTER", description = "Replay a job's ranks on a cluster: a bundled"
-      + " cluster (summit-2racks, dgx-a100-superpod, perlmutter-gpu) or a cluster file (docs/JOBS.md).")
-  String cluster;
-
-  @Option(names = "--nodes", paramLabel = "N", description = "With --cluster: the cluster's node count (what-if).")
-  Integer clusterNodes;
-
-  @Option(names = "--nic-bandwidth", paramLabel = "BW", description = "With --cluster: each node's NIC bandwidth"
-      + " (\"50 GB/s\"; what-if).")
-  String nicBandwidth;
-
-  @Option(names = "--gpudirect-rdma", paramLabel = "on|off", description = "With --cluster: the NICs reach GPU"
-      + " memory directly (on) or device buffers are staged through host memory (off).")
-  String gpuDirectRdma;
+  @Mixin ClusterOptions clusterOptions;
 
   @Option(names = "--node", paramLabel = "NODE",
       description = "A bundled node (see 'apptrace nodes') or a node file; repeat to compare nodes.")
@@ -152,9 +139,12 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (cluster != null) {
-      return new JobReplayText(spec.commandLine().getOut()).replay(JobInput.read(files), cluster, clusterNodes,
-          nicBandwidth, gpuDirectRdma, json);
+    if (!(scaleKernels > 0)) {
+      throw new UserException("--scale-kernels " + scaleKernels + ": give a factor above 0", ExitCodes.BAD_USAGE);
+    }
+    if (clusterOptions.given()) {
+      return new JobReplayText(spec.commandLine().getOut()).replay(JobInput.read(files), clusterOptions,
+          options(false), json);
     }
     if (files.size() > 1) {
       throw new UserException("the traces of a job's ranks replay on a cluster: give --cluster (docs/JOBS.md)",
@@ -168,9 +158,6 @@ final class ReplayCommand implements Callable<Integer> {
     java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
-    }
-    if (!(scaleKernels > 0)) {
-      throw new UserException("--scale-kernels " + scaleKernels + ": give a factor above 0", ExitCodes.BAD_USAGE);
     }
     List<NodeOverride> overrides = new ArrayList<>();
     for (String s : sets) {

@@ -401,6 +401,12 @@ public final class DvdgBuilder {
 
   private void logCallBody(Proc p, GraphEvent ev, int opsBefore) {
     GraphEvent.Call c = ev.call();
+    if (ev instanceof GraphEvent.Other o && o.record().event().hasMpi()) {
+      // an MPI call is host time of its thread: a job's replay puts its communication there
+      calls.add(ops.threadId(c.pid(), c.tid()), CallLog.Type.HOST, c.entryNs(), c.durationNs(), -1, -1,
+          ops.nameId(ApiNames.mpi(o.record().event().getMpi().getOp())), 0);
+      return;
+    }
     if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
       return; // not a runtime call (host allocations, process and thread records)
     }

@@ -2,6 +2,7 @@ package io.apptrace.trace;
 
 import io.apptrace.proto.Api;
 import io.apptrace.proto.Event;
+import io.apptrace.proto.MpiOp;
 
 /**
  * Runtime function names. The Api enum spells the runtime's internal entry points
@@ -39,6 +40,26 @@ public final class ApiNames {
     Api a = Api.forNumber(api);
     return a == null ? "api#" + api : of(a);
   }
+
+  /**
+   * The MPI function an {@link MpiOp} records, as MPI spells it ({@code MPI_Sendrecv},
+   * {@code MPI_Reduce_scatter}): the name an MPI call has in a graph's call log.
+   */
+  public static String mpi(MpiOp op) {
+    String n = op.name();
+    if (!n.startsWith(MPI_PREFIX) || n.length() == MPI_PREFIX.length()) {
+      return n;
+    }
+    String rest = n.substring(MPI_PREFIX.length());
+    return MPI_PREFIX + rest.charAt(0) + rest.substring(1).toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Whether a call log's function name is an MPI call's ({@link #mpi}). */
+  public static boolean isMpi(String function) {
+    return function.startsWith(MPI_PREFIX);
+  }
+
+  private static final String MPI_PREFIX = "MPI_";
 
   /** The Api value of a function name, or API_OTHER when the runtime has no such function. */
   public static Api forName(String function) {

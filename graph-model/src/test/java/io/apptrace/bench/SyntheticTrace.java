@@ -39,6 +39,14 @@ public final class SyntheticTrace {
 
   private SyntheticTrace() {}
 
+  /**
+   * A kernel launch whose recorded arguments are {@code args} (as the interposer copies them), for
+   * synthetic traces written elsewhere.
+   */
+  public static KernelLaunch.Builder launchWithArgs(byte[] args) {
+    return KernelLaunch.newBuilder().setArgs(ByteString.copyFrom(args));
+  }
+
   /** Writes about {@code events} events to {@code file}; returns the exact count. */
   public static long write(Path file, long events) throws IOException {
     long perThread = events / THREADS;

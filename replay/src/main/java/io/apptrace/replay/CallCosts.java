@@ -16,7 +16,8 @@ import java.util.Set;
  * model prices every call by its {@link ApiClass} (and the bytes it pins), a process's first call
  * that needs a context pays the node's context creation, a call that issues GPU work pays the
  * GPU's launch overhead, and a blocking call's own cost is {@link ApiClass#SYNC}'s. A trace from a
- * real GPU keeps its measured durations unless {@code --call-costs model} asks otherwise.
+ * real GPU keeps its measured durations unless {@code --call-costs model} asks otherwise. An MPI
+ * call keeps its measured duration under every policy: the node model does not price communication.
  */
 public final class CallCosts {
   /** Which durations a replay gives the calls. */
@@ -72,7 +73,9 @@ public final class CallCosts {
 
   /** The own time of a call that neither issues GPU work nor blocks (a HOST, event record or stream wait call). */
   long plainNs(int thread, ReplayProgram.Call c) {
-    if (!modelled) {
+    if (!modelled || io.apptrace.trace.ApiNames.isMpi(c.name())) {
+      // an MPI call is communication, not a CUDA call: a node alone keeps it as traced (a job's
+      // replay on a cluster prices it: JobReplay)
       return c.durationNs();
     }
     callsModelled++;

@@ -14,35 +14,70 @@ import io.apptrace.node.Cluster;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.proto.MpiCompletion;
 import io.apptrace.proto.MpiOp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * Replays a job's MPI calls on a cluster model (docs/JOBS.md, "Replay on a cluster"). Each rank
- * goes through its calls in order; the time between two of its MPI calls (its kernels, copies and
- * host work) is kept as its trace timed it; every message is priced by {@link MessageCost} and
- * waits for its node's NIC when it crosses the network, and every collective starts when its last
- * member calls it and takes what {@link CollectiveCost} says. A receive waits for its message,
- * a Wait for its requests, a collective for its members: the ranks advance in turns until each
- * is done.
+ * goes through its calls in order; between two of its MPI calls it does its own work for as long as
+ * its {@link RankSegments} say (its program replayed on the cluster's node by {@link RankOnNode},
+ * or the time its trace measured); every message is priced by {@link MessageCost} and waits for its
+ * node's NIC when it crosses the network, and every collective starts when its last member calls it
+ * and takes what {@link CollectiveCost} says. A receive waits for its message, a Wait for its
+ * requests, a collective for its members: the rank whose next call starts first goes next (a
+ * priority queue), a rank that must wait is set aside until what it waits for is replayed.
  */
 public final class JobReplay {
   private final Job job;
   private final MessageCost cost;
   private final Cluster cluster;
-  private final Map<Long, Message> sendAt = new HashMap<>();
-  private final Map<Long, Message> recvAt = new HashMap<>();
-  private final Map<Long, Collective> collectiveAt = new HashMap<>();
-  private final Map<Message, Double> arrival = new HashMap<>();
-  private final Map<Long, Double> sentHalf = new HashMap<>();
-  private final Map<Message, Double> sendComplete = new HashMap<>();
-  private final Map<Collective, Map<Integer, Double>> arrived = new HashMap<>();
-  private final Map<Collective, Double> collectiveEnd = new HashMap<>();
+  private final Map<Integer, RankSegments> segments = new HashMap<>();
+  private final List<Message> messages;
+  private final List<Collective> collectives;
+  // per rank, per MPI call: the index of the message it sends or receives, of the collective it
+  // joins (-1: none)
+  private final int[][] sendAt;
+  private final int[][] recvAt;
+  private final int[][] collectiveAt;
+  /** Per rank, per MPI_Sendrecv: when its send half was done (NaN: not sent yet). */
+  private final double[][] sentHalf;
+  // per message: when it arrived, when its sender was done with it (NaN: not sent yet), the rank
+  // waiting for it
+  private final double[] arrival;
+  private final double[] sendComplete;
+  private final Cursor[] receiver;
+  // per collective: members arrived, the latest arrival, its end (NaN: not yet), the members waiting
+  private final int[] arrivedCount;
+  private final double[] latestArrival;
+  private final double[] collectiveEnd;
+  private final List<List<Cursor>> members;
+  private final Map<Long, Integer>[] posts;
+  private final Map<PriceKey, MessageCost.Price> prices = new HashMap<>();
+  private final Map<ParameterKey, CollectiveParameters> parameters = new HashMap<>();
+  private final PriorityQueue<Cursor> ready = new PriorityQueue<>(
+      Comparator.comparingDouble(Cursor::nextStart).thenComparingInt(c -> c.trace.rank()));
+  /** What the last step that could not go waits for: a message's index, or -1 - a collective's. */
+  private int waitsFor;
   private final double[] nicFree;
   private final JobReplayResult.Builder result;
 
+  /** The job with the time between each rank's MPI calls as traced ({@link RankSegments#asTraced}). */
   public JobReplay(Job job, Cluster cluster) throws NodeFileException {
+    this(job, cluster, job.ranks().stream().map(RankSegments::asTraced).toList());
+  }
+
+  /**
+   * The job with each rank's own work as {@code segments} say (one per rank of the job).
+   *
+   * @throws NodeFileException when the cluster cannot hold the job's ranks
+   * @throws IllegalArgumentException when a rank has no segments or segments for other calls
+   */
+  public JobReplay(Job job, Cluster cluster, List<RankSegments> segments) throws NodeFileException {
     this.job = job;
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
@@ -51,51 +86,120 @@ public final class JobReplay {
           + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
           + " ranks); give more nodes with --nodes");
     }
-    for (Message m : MessageMatching.of(job).messages()) {
-      sendAt.put(key(m.source(), m.sendPost()), m);
-      recvAt.put(key(m.dest(), m.recvPost()), m);
+    for (RankSegments s : segments) {
+      this.segments.put(s.rank(), s);
     }
-    for (Collective c : CollectiveMatching.of(job).collectives()) {
-      c.calls().forEach((rank, index) -> collectiveAt.put(key(rank, index), c));
+    for (RankTrace t : job.ranks()) {
+      RankSegments s = this.segments.get(t.rank());
+      if (s == null || s.calls() != t.calls().size()) {
+        throw new IllegalArgumentException("rank " + t.rank() + ": no segments for its " + t.calls().size()
+            + " MPI calls");
+      }
     }
+    int world = job.worldSize();
+    sendAt = new int[world][];
+    recvAt = new int[world][];
+    collectiveAt = new int[world][];
+    sentHalf = new double[world][];
+    @SuppressWarnings("unchecked")
+    Map<Long, Integer>[] byRequest = new Map[world];
+    posts = byRequest;
+    for (RankTrace t : job.ranks()) {
+      int r = t.rank();
+      int n = t.calls().size();
+      sendAt[r] = filled(n);
+      recvAt[r] = filled(n);
+      collectiveAt[r] = filled(n);
+      sentHalf[r] = new double[n];
+      Arrays.fill(sentHalf[r], Double.NaN);
+      posts[r] = new HashMap<>();
+      for (MpiEvent e : t.calls()) {
+        if (e.call().getRequest() != 0) {
+          posts[r].put(e.call().getRequest(), e.index());
+        }
+      }
+    }
+    messages = MessageMatching.of(job).messages();
+    for (int i = 0; i < messages.size(); i++) {
+      Message m = messages.get(i);
+      sendAt[m.source()][m.sendPost()] = i;
+      recvAt[m.dest()][m.recvPost()] = i;
+    }
+    arrival = nans(messages.size());
+    sendComplete = nans(messages.size());
+    receiver = new Cursor[messages.size()];
+    collectives = CollectiveMatching.of(job).collectives();
+    for (int i = 0; i < collectives.size(); i++) {
+      int index = i;
+      collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
+    }
+    arrivedCount = new int[collectives.size()];
+    latestArrival = new double[collectives.size()];
+    collectiveEnd = nans(collectives.size());
+    members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
     this.nicFree = new double[cluster.nodes()];
-    this.result = new JobReplayResult.Builder(cluster, job.ranks().size());
+    this.result = new JobReplayResult.Builder(cluster, segments);
   }
 
-  private static long key(int rank, int index) {
-    return ((long) rank << 32) | (index & 0xffffffffL);
+  private static int[] filled(int n) {
+    int[] a = new int[n];
+    Arrays.fill(a, -1);
+    return a;
   }
+
+  private static double[] nans(int n) {
+    double[] a = new double[n];
+    Arrays.fill(a, Double.NaN);
+    return a;
+  }
+
+  /** What prices a message: its ends and size. */
+  private record PriceKey(int source, int dest, long bytes, boolean sendDevice, boolean recvDevice) {}
+
+  /** What a collective's parameters depend on: its members (the communicator) and where its buffers are. */
+  private record ParameterKey(long comm, int size, boolean device) {}
 
   /** One rank's progress. */
   private static final class Cursor {
     final RankTrace trace;
+    final RankSegments segments;
     int next;
     double clock;
-    long lastExitNs;
 
-    Cursor(RankTrace t) {
+    Cursor(RankTrace t, RankSegments s) {
       trace = t;
-      lastExitNs = t.calls().isEmpty() ? 0 : t.calls().get(0).entryNs();
+      segments = s;
     }
 
     boolean done() {
       return next >= trace.calls().size();
     }
+
+    /** When its next call starts: fixed while it waits, so the queue's order holds. */
+    double nextStart() {
+      return done() ? Double.MAX_VALUE : clock + segments.beforeSeconds(next);
+    }
   }
 
   public JobReplayResult run() throws NodeFileException {
-    List<Cursor> cursors = job.ranks().stream().map(Cursor::new).toList();
+    List<Cursor> cursors = new ArrayList<>();
+    for (RankTrace t : job.ranks()) {
+      Cursor c = new Cursor(t, segments.get(t.rank()));
+      cursors.add(c);
+      if (!c.done()) {
+        ready.add(c);
+      }
+    }
     // the earliest call that can go goes first, so that NICs are taken in the order of time
-    Cursor[] byStart = cursors.toArray(new Cursor[0]);
-    boolean progress = true;
-    while (progress) {
-      progress = false;
-      java.util.Arrays.sort(byStart, java.util.Comparator.comparingDouble(JobReplay::nextStart));
-      for (Cursor c : byStart) {
-        if (!c.done() && step(c)) {
-          progress = true;
-          break;
+    while (!ready.isEmpty()) {
+      Cursor c = ready.poll();
+      waitsFor = Integer.MIN_VALUE;
+      if (step(c)) {
+        if (!c.done()) {
+          ready.add(c);
         }
+      } else {
+        park(c);
       }
     }
     for (Cursor c : cursors) {
@@ -104,23 +208,30 @@ public final class JobReplay {
         throw new NodeFileException(c.trace.file() + ": rank " + c.trace.rank() + " waits forever at its MPI call "
             + e.index() + " (" + e.call().getOp() + "): a rank's trace is missing or cut short");
       }
-      result.rankEnd(c.trace.rank(), c.clock);
+      result.tail(c.trace.rank(), c.segments.tailSeconds());
+      result.rankEnd(c.trace.rank(), c.clock + c.segments.tailSeconds());
     }
     return result.build();
   }
 
-  private static double nextStart(Cursor c) {
-    if (c.done()) {
-      return Double.MAX_VALUE;
+  /** Sets aside a rank that waits for a message or a collective. */
+  private void park(Cursor c) {
+    if (waitsFor >= 0) {
+      receiver[waitsFor] = c;
+    } else {
+      int k = -1 - waitsFor;
+      if (members.get(k) == null) {
+        members.set(k, new ArrayList<>());
+      }
+      members.get(k).add(c);
     }
-    return c.clock + Math.max(0, c.trace.calls().get(c.next).entryNs() - c.lastExitNs) / 1e9;
   }
 
   /** Replays the cursor's next call; false when it must wait for another rank. */
   private boolean step(Cursor c) throws NodeFileException {
     MpiEvent e = c.trace.calls().get(c.next);
     int rank = c.trace.rank();
-    double gap = Math.max(0, e.entryNs() - c.lastExitNs) / 1e9;
+    double gap = c.segments.beforeSeconds(c.next);
     double start = c.clock + gap;
     double overhead = cluster.network().overhead();
     Double end = switch (e.call().getOp()) {
@@ -133,56 +244,71 @@ public final class JobReplay {
       case MPI_RECV -> receive(rank, e.index(), start);
       case MPI_SENDRECV -> {
         // the send half goes out once, whether or not the receive half must wait
-        Double s = sentHalf.get(key(rank, e.index()));
-        if (s == null) {
+        double s = sentHalf[rank][e.index()];
+        if (Double.isNaN(s)) {
           s = send(rank, e, start);
-          sentHalf.put(key(rank, e.index()), s);
+          sentHalf[rank][e.index()] = s;
         }
         Double r = receiveReady(rank, e.index());
         yield r == null ? null : Math.max(s, Math.max(start, r));
       }
       case MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_TEST -> completions(rank, e, start);
+      // the launcher's start-up and tear-down are not the cluster's: every rank leaves MPI_Init
+      // at 0, and MPI_Finalize ends the rank's MPI (both reported with their traced time apart)
+      case MPI_INIT, MPI_FINALIZE -> start;
       default -> CollectiveMatching.isCollective(e.call().getOp()) ? collective(rank, e, start)
           : Double.valueOf(start + e.durationNs() / 1e9);
     };
     if (end == null) {
       return false;
     }
-    result.account(rank, e.call().getOp(), gap, end - start);
+    result.account(rank, e.call().getOp(), gap, end - start, e.durationNs() / 1e9);
     c.clock = end;
-    c.lastExitNs = e.exitNs();
     c.next++;
     return true;
   }
 
   /** Prices and injects a send; returns when the sender is done with it. */
   private double send(int rank, MpiEvent e, double start) throws NodeFileException {
-    Message m = sendAt.get(key(rank, e.index()));
-    if (m == null) {
+    int i = sendAt[rank][e.index()];
+    if (i < 0) {
       return start + cluster.network().overhead(); // its receive is not in the traces
     }
-    MessageCost.Price p = cost.of(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+    Message m = messages.get(i);
+    PriceKey k = new PriceKey(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+    MessageCost.Price p = prices.get(k);
+    if (p == null) {
+      p = cost.of(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
+      prices.put(k, p);
+    }
     double inject = start;
     if (p.interNode()) {
       int node = cluster.nodeOf(rank);
       inject = Math.max(start, nicFree[node]);
       nicFree[node] = inject + p.nicSeconds() + cluster.network().gap();
     }
-    double arrive = inject + p.seconds();
-    arrival.put(m, arrive);
+    arrival[i] = inject + p.seconds();
+    if (receiver[i] != null) {
+      ready.add(receiver[i]);
+      receiver[i] = null;
+    }
     double done = inject + cluster.network().overhead() + p.nicSeconds();
-    sendComplete.put(m, done);
+    sendComplete[i] = done;
     result.message(m, p, inject - start);
     return done;
   }
 
   /** When the message a receive posted at call {@code index} matched has arrived; null: its send is not replayed yet. */
   private Double receiveReady(int rank, int index) {
-    Message m = recvAt.get(key(rank, index));
-    if (m == null) {
+    int i = recvAt[rank][index];
+    if (i < 0) {
       return 0.0; // its send is not in the traces
     }
-    return arrival.get(m);
+    if (Double.isNaN(arrival[i])) {
+      waitsFor = i;
+      return null;
+    }
+    return arrival[i];
   }
 
   private Double receive(int rank, int index, double start) {
@@ -204,51 +330,49 @@ public final class JobReplay {
         }
         end = Math.max(end, r);
       } else {
-        Message m = sendAt.get(key(rank, post));
-        Double s = m == null ? null : sendComplete.get(m);
-        end = Math.max(end, s == null ? start : s);
+        int m = sendAt[rank][post];
+        end = Math.max(end, m < 0 || Double.isNaN(sendComplete[m]) ? start : sendComplete[m]);
       }
     }
     return end;
   }
 
-  private final Map<Integer, Map<Long, Integer>> posts = new HashMap<>();
-
   /** The index of the Isend or Irecv that started request {@code request} of a rank. */
   private int postOf(int rank, long request) {
-    Map<Long, Integer> p = posts.computeIfAbsent(rank, r -> {
-      Map<Long, Integer> m = new HashMap<>();
-      for (MpiEvent e : job.rank(r).calls()) {
-        if (e.call().getRequest() != 0) {
-          m.put(e.call().getRequest(), e.index());
-        }
-      }
-      return m;
-    });
-    return p.getOrDefault(request, -1);
+    return posts[rank].getOrDefault(request, -1);
   }
 
   private Double collective(int rank, MpiEvent e, double start) throws NodeFileException {
-    Collective c = collectiveAt.get(key(rank, e.index()));
-    if (c == null) {
+    int k = collectiveAt[rank][e.index()];
+    if (k < 0) {
       return start + e.durationNs() / 1e9;
     }
-    Double end = collectiveEnd.get(c);
-    if (end != null) {
-      return end;
+    if (!Double.isNaN(collectiveEnd[k])) {
+      return collectiveEnd[k];
     }
-    Map<Integer, Double> in = arrived.computeIfAbsent(c, k -> new HashMap<>());
-    in.put(rank, start);
-    if (in.size() < c.calls().size()) {
+    // a member comes here once before the collective ends: it is set aside until the last one comes
+    Collective c = collectives.get(k);
+    latestArrival[k] = arrivedCount[k] == 0 ? start : Math.max(latestArrival[k], start);
+    if (++arrivedCount[k] < c.calls().size()) {
+      waitsFor = -1 - k;
       return null;
     }
-    double begin = in.values().stream().mapToDouble(Double::doubleValue).max().orElse(start);
-    CollectiveParameters params = CollectiveParameters.of(cost, c.calls().keySet(), e.call().getDeviceBuffer());
+    boolean device = e.call().getDeviceBuffer();
+    ParameterKey key = new ParameterKey(c.comm(), c.calls().size(), device);
+    CollectiveParameters params = parameters.get(key);
+    if (params == null) {
+      params = CollectiveParameters.of(cost, c.calls().keySet(), device);
+      parameters.put(key, params);
+    }
     CollectiveCost.Price alg = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(), 0, 0);
     CollectiveCost.Price p = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(),
         params.beta(alg.algorithm()), params.gamma());
-    double finish = begin + p.seconds();
-    collectiveEnd.put(c, finish);
+    double finish = latestArrival[k] + p.seconds();
+    collectiveEnd[k] = finish;
+    if (members.get(k) != null) {
+      ready.addAll(members.get(k));
+      members.set(k, null);
+    }
     result.collective(c, p, params.interNode());
     return finish;
   }

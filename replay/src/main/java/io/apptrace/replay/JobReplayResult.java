@@ -16,14 +16,22 @@ import java.util.TreeMap;
  * its messages and collectives cost.
  *
  * @param cluster the cluster, as replayed on
- * @param makespan seconds from the first rank's first MPI call to the last rank's end
+ * @param makespan seconds from the ranks' return from MPI_Init to the last rank's end
  * @param ranks per rank
  * @param intraNode the messages within a node
  * @param interNode the messages between nodes
  * @param collectives per operation
+ * @param between what each rank did between its MPI calls: its program replayed on the cluster's
+ *     node, or the time its trace measured
+ * @param notes what the node replays said, and what the job's replay approximates
  */
 public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> ranks, Traffic intraNode,
-    Traffic interNode, List<CollectiveTime> collectives) {
+    Traffic interNode, List<CollectiveTime> collectives, RankSegments.Source between, List<String> notes) {
+  public JobReplayResult {
+    ranks = List.copyOf(ranks);
+    collectives = List.copyOf(collectives);
+    notes = List.copyOf(notes);
+  }
 
   /**
    * One rank.
@@ -31,13 +39,17 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
    * @param rank its world rank
    * @param node the node it ran on
    * @param end seconds
-   * @param compute seconds between its MPI calls (its kernels, copies and host work, as traced)
+   * @param compute seconds of its own work between its first MPI call and its end, outside MPI
+   *     calls (its kernels, copies, CUDA calls and host work: on the node model, or as traced)
    * @param pointToPoint seconds in point-to-point calls and waits
    * @param collective seconds in collectives (waiting for the last member included)
-   * @param startup seconds in MPI_Init and MPI_Finalize (as traced)
+   * @param startup seconds in MPI_Init and MPI_Finalize as traced: not in the projected timeline
+   *     (every rank leaves MPI_Init at 0; MPI_Finalize takes no time)
+   * @param kernels seconds its kernels ran on the node's GPU, summed (NaN when as traced)
+   * @param copies seconds its copies and memsets took on the node, summed (NaN when as traced)
    */
   public record RankTime(int rank, int node, double end, double compute, double pointToPoint, double collective,
-      double startup) {}
+      double startup, double kernels, double copies) {}
 
   /**
    * Messages of one kind.
@@ -71,20 +83,28 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
     private final Map<String, Long> interPaths = new TreeMap<>();
     private final Map<MpiOp, Object[]> collectives = new TreeMap<>();
 
-    Builder(Cluster cluster, int ranks) {
+    private final Map<Integer, RankSegments> segments = new TreeMap<>();
+
+    Builder(Cluster cluster, List<RankSegments> segments) {
       this.cluster = cluster;
+      segments.forEach(x -> this.segments.put(x.rank(), x));
     }
 
-    void account(int rank, MpiOp op, double gap, double inCall) {
+    void account(int rank, MpiOp op, double gap, double inCall, double tracedSeconds) {
       double[] r = ranks.computeIfAbsent(rank, k -> new double[5]);
       r[1] += gap;
       if (op == MpiOp.MPI_INIT || op == MpiOp.MPI_FINALIZE) {
-        r[4] += inCall;
+        r[4] += tracedSeconds;
       } else if (io.apptrace.job.CollectiveMatching.isCollective(op)) {
         r[3] += inCall;
       } else {
         r[2] += inCall;
       }
+    }
+
+    /** The rank's own work after its last MPI call. */
+    void tail(int rank, double seconds) {
+      ranks.computeIfAbsent(rank, k -> new double[5])[1] += seconds;
     }
 
     void rankEnd(int rank, double end) {
@@ -113,7 +133,9 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       double makespan = 0;
       for (Map.Entry<Integer, double[]> e : ranks.entrySet()) {
         double[] v = e.getValue();
-        rs.add(new RankTime(e.getKey(), cluster.nodeOf(e.getKey()), v[0], v[1], v[2], v[3], v[4]));
+        RankSegments seg = segments.get(e.getKey());
+        rs.add(new RankTime(e.getKey(), cluster.nodeOf(e.getKey()), v[0], v[1], v[2], v[3], v[4], seg.kernelSeconds(),
+            seg.copySeconds()));
         makespan = Math.max(makespan, v[0]);
       }
       List<CollectiveTime> cs = new ArrayList<>();
@@ -121,7 +143,28 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
           (Long) v[3])));
       return new JobReplayResult(cluster, makespan, rs,
           new Traffic(counts[0], counts[1], seconds[0], seconds[1], intraPaths),
-          new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs);
+          new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs, between(), notes());
+    }
+
+    private RankSegments.Source between() {
+      boolean node = segments.values().stream().anyMatch(s -> s.source() == RankSegments.Source.NODE);
+      return node ? RankSegments.Source.NODE : RankSegments.Source.TRACED;
+    }
+
+    /** The node replays' notes, each once with the ranks that gave it, then what the replay approximates. */
+    private List<String> notes() {
+      Map<String, List<Integer>> byNote = new java.util.LinkedHashMap<>();
+      for (RankSegments s : segments.values()) {
+        for (String n : s.notes()) {
+          byNote.computeIfAbsent(n, k -> new ArrayList<>()).add(s.rank());
+        }
+      }
+      List<String> out = new ArrayList<>();
+      int all = segments.size();
+      byNote.forEach((n, rs) -> out.add((rs.size() == all ? "every rank" : rs.size() == 1 ? "rank " + rs.get(0)
+          : rs.size() + " ranks") + ": " + n));
+      out.addAll(RankSegments.approximations(between()));
+      return out;
     }
   }
 }

@@ -204,4 +204,14 @@ class CallCostsTest {
     assertThat(duration(calls(r).get(0))).isEqualTo((double) launch);
     assertThat(duration(calls(r).get(1))).isEqualTo(1_000.0);
   }
+
+  @Test
+  void anMpiCallKeepsItsTracedTimeOnANodeAloneWhateverTheModelPricesCudaCallsAt() throws Exception {
+    ProgramFixture f = new ProgramFixture().simulated();
+    f.api(0, "cudaGetDeviceCount", 3_000_000, 0).api(0, "MPI_Recv", 5_000_000, 0).api(0, "MPI_Allreduce", 700_000, 0);
+    ReplayResult r = Replayer.replay(f.build(), NodeLoader.resolve("dgx1"), Replayer.Options.defaults());
+    assertThat(duration(calls(r).get(0))).as("a CUDA call: the model").isLessThan(1_000_000);
+    assertThat(duration(calls(r).get(1))).as("communication: as traced").isEqualTo(5_000_000);
+    assertThat(duration(calls(r).get(2))).isEqualTo(700_000);
+  }
 }
