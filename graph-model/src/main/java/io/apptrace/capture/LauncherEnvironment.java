@@ -1,64 +1,27 @@
 package io.apptrace.capture;
 
+import io.apptrace.trace.JobRanks;
 import io.apptrace.proto.JobRank;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * The rank of an MPI job that the job launcher which started {@code apptrace run} gave it, read
- * from the variables launchers set for each rank: Open MPI's {@code mpirun}
- * ({@code OMPI_COMM_WORLD_RANK}, {@code _SIZE}, {@code _LOCAL_RANK}, {@code _LOCAL_SIZE}), MPICH's
- * Hydra and other PMI launchers ({@code PMI_RANK}, {@code PMI_SIZE}, {@code MPI_LOCALRANKID},
- * {@code MPI_LOCALNRANKS}), PMIx launchers ({@code PMIX_RANK}) and Slurm's {@code srun}
- * ({@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID}), in that order.
+ * The rank of an MPI job that the job launcher which started {@code apptrace run} gave it, from
+ * the variables launchers set for each rank ({@link JobRanks}); a value that is not a number is
+ * bad usage of the launcher.
  */
 public final class LauncherEnvironment {
   private LauncherEnvironment() {}
 
-  /** The rank this process is, if a launcher said; {@code host} is recorded with it. */
+  /** The rank this process is, if a launcher said; {@code host} is recorded with it ({@link JobRanks}). */
   public static Optional<JobRank> rank(Map<String, String> env, String host) throws CaptureException {
-    if (env.containsKey("OMPI_COMM_WORLD_RANK")) {
-      return Optional.of(build(env, host, "open-mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-          "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"));
+    try {
+      return JobRanks.of(env, host);
+    } catch (IllegalArgumentException e) {
+      throw new CaptureException(e.getMessage(), 2);
     }
-    if (env.containsKey("PMI_RANK")) {
-      return Optional.of(build(env, host, "pmi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"));
-    }
-    if (env.containsKey("PMIX_RANK")) {
-      return Optional.of(build(env, host, "pmix", "PMIX_RANK", null, null, null));
-    }
-    if (env.containsKey("SLURM_PROCID")) {
-      return Optional.of(build(env, host, "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null));
-    }
-    return Optional.empty();
   }
 
   /** The names of the variables a rank is read from, for messages. */
-  public static final String RANK_VARIABLES = "OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID";
-
-  private static JobRank build(Map<String, String> env, String host, String launcher, String rank,
-      String size, String localRank, String localSize) throws CaptureException {
-    JobRank.Builder b = JobRank.newBuilder().setLauncher(launcher).setHost(host)
-        .setRank(number(env, rank, 0));
-    b.setWorldSize(size == null ? 0 : number(env, size, 0));
-    b.setLocalRank(localRank == null ? -1 : number(env, localRank, -1));
-    b.setLocalSize(localSize == null ? 0 : number(env, localSize, 0));
-    return b.build();
-  }
-
-  private static int number(Map<String, String> env, String name, int otherwise) throws CaptureException {
-    String v = env.get(name);
-    if (v == null) {
-      return otherwise;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < 0) {
-        throw new NumberFormatException();
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new CaptureException("the launcher's " + name + "=" + v + " is not a rank or a count", 2);
-    }
-  }
+  public static final String RANK_VARIABLES = JobRanks.RANK_VARIABLES;
 }

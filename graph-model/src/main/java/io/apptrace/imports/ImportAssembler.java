@@ -143,6 +143,14 @@ final class ImportAssembler implements Closeable {
     facts.hostname(h);
   }
 
+  void job(io.apptrace.proto.JobRank j) {
+    facts.job(j);
+  }
+
+  java.util.Optional<io.apptrace.proto.JobRank> job() {
+    return facts.job();
+  }
+
   String hostname() {
     return facts.hostname();
   }

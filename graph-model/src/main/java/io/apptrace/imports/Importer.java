@@ -227,11 +227,13 @@ public final class Importer {
     return "a file starting \"" + s + "\"";
   }
 
-  private static TraceHeader header(Format f, Path in, String host) {
-    return TraceHeader.newBuilder().setSchemaVersion(SchemaVersion.SCHEMA_VERSION_CURRENT_VALUE)
+  private static TraceHeader header(Format f, Path in, String host, java.util.Optional<io.apptrace.proto.JobRank> job) {
+    TraceHeader.Builder h = TraceHeader.newBuilder().setSchemaVersion(SchemaVersion.SCHEMA_VERSION_CURRENT_VALUE)
         .setProducer("apptrace-import " + f.id() + " 0.1.0").setCreatedUnixNs(System.currentTimeMillis() * 1_000_000L)
         .addCommand(in.toAbsolutePath().toString()).setSourceFormat(f.id()).setSimulatedDevice(false)
-        .setHost(host).build();
+        .setHost(host);
+    job.ifPresent(h::setJob);
+    return h.build();
   }
 
   private static Result sqlite(Path in, boolean gz, Path partial, Path out, Path tmp, Options o)
@@ -304,7 +306,7 @@ public final class Importer {
       String truncatedAt) throws IOException {
     TraceEmitter.Emitted em;
     List<String> notes;
-    try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname())); BatchPipe pipe = new BatchPipe(w)) {
+    try (TraceWriter w = TraceWriter.create(partial, header(f, in, a.hostname(), a.job())); BatchPipe pipe = new BatchPipe(w)) {
       em = a.write(pipe);
       notes = a.notes();
     }

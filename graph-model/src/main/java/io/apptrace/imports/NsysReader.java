@@ -230,15 +230,72 @@ final class NsysReader {
     return names.get(id);
   }
 
+  /**
+   * The MPI rank the recorded environment names, when the profiled program ran under a job
+   * launcher: the trace is then a rank of a job. Nsight Systems keeps the target process's
+   * environment as strings of NUL-separated {@code NAME=value} entries in StringIds; where the
+   * blocks that name a rank (a launcher's variables, {@link io.apptrace.trace.JobRanks}) all name
+   * the same one, that is the rank.
+   */
+  private void jobRank(String host) throws SQLException {
+    if (!db.has("StringIds", "value")) {
+      return;
+    }
+    java.util.List<java.util.Map<String, String>> blocks = new java.util.ArrayList<>();
+    // text functions stop at a NUL: the block is searched and read as bytes
+    StringBuilder where = new StringBuilder();
+    for (String v : new String[] {"PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "SLURM_PROCID="}) {
+      where.append(where.length() == 0 ? "" : " OR ").append("instr(CAST(value AS BLOB), CAST('").append(v)
+          .append("' AS BLOB)) > 0");
+    }
+    try (ResultSet rs = db.query("SELECT CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0"
+        + " AND (" + where + ")")) {
+      while (rs.next()) {
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        String block = new String(rs.getBytes(1), java.nio.charset.StandardCharsets.UTF_8);
+        for (String entry : block.split("\u0000")) {
+          int eq = entry.indexOf('=');
+          if (eq > 0 && io.apptrace.trace.JobRanks.reads(entry.substring(0, eq))) {
+            env.putIfAbsent(entry.substring(0, eq), entry.substring(eq + 1));
+          }
+        }
+        blocks.add(env);
+      }
+    }
+    // blocks may name the rank through different launchers' variables (PMI and Slurm): one rank if
+    // they agree on it and on the job's size
+    java.util.List<io.apptrace.proto.JobRank> ranks = new java.util.ArrayList<>();
+    try {
+      for (java.util.Map<String, String> env : blocks) {
+        io.apptrace.trace.JobRanks.of(env, host).ifPresent(ranks::add);
+      }
+    } catch (IllegalArgumentException e) {
+      out.warn("the recorded environment names no usable MPI rank (" + e.getMessage() + ")");
+      return;
+    }
+    if (ranks.isEmpty()) {
+      return;
+    }
+    io.apptrace.proto.JobRank first = ranks.get(0);
+    if (ranks.stream().allMatch(r -> r.getRank() == first.getRank() && r.getWorldSize() == first.getWorldSize())) {
+      out.job(first);
+    } else {
+      out.warn("the recorded environments name different MPI ranks: the trace is not taken as a rank of a job");
+    }
+  }
+
   /** Host name, GPUs, process and thread names. */
   private void system() throws SQLException {
+    String host = "";
     if (db.has("TARGET_INFO_SYSTEM_ENV", "name") && db.has("TARGET_INFO_SYSTEM_ENV", "value")) {
       try (ResultSet rs = db.query("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1")) {
         if (rs.next()) {
-          out.hostname(rs.getString(1));
+          host = rs.getString(1);
+          out.hostname(host);
         }
       }
     }
+    jobRank(host);
     SourceDevices.nsys(db, out);
     if (db.has("TARGET_INFO_GPU", "name")) {
       String id = or(db.first("TARGET_INFO_GPU", "id", "cuDevice"), "-1");

@@ -82,6 +82,17 @@ final class SourceFacts {
     return processPids.getOrDefault(proc, proc);
   }
 
+  private io.apptrace.proto.JobRank job;
+
+  /** The MPI rank the environment the profiler recorded names ({@link io.apptrace.trace.JobRanks}). */
+  void job(io.apptrace.proto.JobRank j) {
+    job = j;
+  }
+
+  java.util.Optional<io.apptrace.proto.JobRank> job() {
+    return java.util.Optional.ofNullable(job);
+  }
+
   void hostname(String h) {
     hostname = h == null ? "" : h;
   }
