@@ -247,7 +247,7 @@ final class ReplayCommand implements Callable<Integer> {
       region.ifPresent(out::println);
       new ReplayText(out, diff == null ? 0 : diff).report(results, file.toString(), referenceLines(ref, targets,
           fallbacks));
-      WhatIfOptions.text(out, whatIfs);
+      WhatIfOptions.text(out, whatIfs, roiCut.isPresent());
       for (String f : failed) {
         out.println();
         out.println("not replayed on " + f);

@@ -64,13 +64,15 @@ final class WhatIfOptions {
     return out;
   }
 
-  static void text(PrintWriter out, List<WhatIfs.Outcome> outcomes) {
+  /** The what-if part of the text report; {@code regional}: the makespans are of a region of interest. */
+  static void text(PrintWriter out, List<WhatIfs.Outcome> outcomes, boolean regional) {
     if (outcomes.isEmpty()) {
       return;
     }
     out.println();
     out.println("what-if (" + String.join(", ", outcomes.get(0).notes().stream().map(n -> n.substring(0,
-        n.indexOf(':'))).toList()) + "):");
+        n.indexOf(':'))).toList()) + ")" + (regional ? ", changes counted over the whole trace, makespans of the"
+            + " region of interest" : "") + ":");
     for (String n : outcomes.get(0).notes()) {
       out.println("  " + n);
     }

@@ -90,6 +90,30 @@ class DemoCommandTest {
         .isLessThanOrEqualTo(1.03));
   }
 
+  /**
+   * The application what-ifs on the demo's pipeline (docs/REPLAY.md, "Application what-ifs"): its
+   * copies are pinned and asynchronous on four streams already, so those what-ifs say they find
+   * nothing to do, and its four copy-kernel-copy runs are what graph-launch launches as graphs.
+   */
+  @Test
+  void theWhatIfsSayWhatTheyFindToChangeInTheDemo() throws Exception {
+    assertThat(Cli.run("demo", "--dir", tmp.toString()).exit()).isZero();
+    JsonNode w = replay(new ObjectMapper(), tmp.resolve("pipeline.apptrace"), List.of("dgx1"), "--what-if",
+        "async-copies", "--what-if", "streams=8", "--what-if", "keep-resident", "--what-if", "merge-copies",
+        "--what-if", "prefetch-managed", "--what-if", "graph-launch").path("what_if");
+    List<String> applied = new ArrayList<>();
+    w.path("applied").forEach(a -> applied.add(a.asText()));
+    assertThat(applied).hasSize(6);
+    assertThat(applied.get(0)).isEqualTo("async-copies: 0 synchronous copies to a GPU made asynchronous on a copy"
+        + " stream");
+    assertThat(applied.get(1)).contains("kept as they were").contains("(several streams or events)");
+    assertThat(applied.get(2)).startsWith("keep-resident: 0 copies not made");
+    assertThat(applied.get(3)).isEqualTo("merge-copies: 0 copies merged into 0");
+    assertThat(applied.get(4)).startsWith("prefetch-managed: 0 prefetch(es)");
+    assertThat(applied.get(5)).startsWith("graph-launch: 4 repeated run(s) of stream work (12 operations)");
+    assertThat(w.path("nodes").get(0).path("changed_ops")).hasSize(12);
+  }
+
   private static JsonNode replay(ObjectMapper json, Path trace, List<String> nodes, String... more) throws Exception {
     List<String> args = new ArrayList<>(List.of("replay", trace.toString(), "--roi-from", DemoCommand.ROI_FROM,
         "--roi-to", DemoCommand.ROI_TO, "--json"));
