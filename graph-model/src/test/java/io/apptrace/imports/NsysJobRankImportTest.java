@@ -57,8 +57,8 @@ class NsysJobRankImportTest {
   @Test
   void theSaxpyMpiExportIsRankZeroOfTwo() throws Exception {
     Path in = RealTraceImportTest.realdata().resolve("pipit-nsys-perlmutter/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz");
-    assumeThat(Files.isDirectory(RealTraceImportTest.realdata())).as("the real traces are in ../shared/realdata"
-        + " (absent here)").isTrue();
+    assumeThat(Files.isDirectory(RealTraceImportTest.realdata())).as("the realdata folder (-Dapptrace.realdata.dir)"
+        + " is absent here").isTrue();
     assertThat(in).as("a present realdata folder holds this trace").isRegularFile();
     Path db = tmp.resolve("saxpy.sqlite");
     try (InputStream s = new GZIPInputStream(Files.newInputStream(in))) {

@@ -15,9 +15,9 @@ import java.util.Objects;
  * stream). A run of at least two operations is launched as a graph when it is repeated: the same
  * operations (kind, name, bytes, transfer kind) in the same order recur in another run, or within
  * the run, iteration after iteration. Its first call becomes the graph launch, issuing the run's
- * operations in stream order (each after the one before); the run's other calls are gone, and
- * their time with them. Host work between them stays. The launch is priced as one graph launch
- * ({@link CallCosts#graphLaunchNs}) whatever the trace measured.
+ * operations in stream order (each after the one before); the run's other calls are not made
+ * ({@link HostCall.NotMade}: no time of their own). Host work between them stays. The launch is
+ * priced as one graph launch ({@link CallCosts#graphLaunchNs}) whatever the trace measured.
  */
 final class GraphLaunchWhatIf {
   /** The program as launched as graphs, and how many runs and operations became graph launches. */
@@ -55,7 +55,6 @@ final class GraphLaunchWhatIf {
     for (int t = 0; t < p.threads().size(); t++) {
       ReplayProgram.HostThread ht = p.threads().get(t);
       List<ReplayProgram.Call> calls = new ArrayList<>(ht.calls());
-      boolean[] removed = new boolean[calls.size()];
       for (Run r : launched) {
         if (r.thread() != t) {
           continue;
@@ -70,35 +69,17 @@ final class GraphLaunchWhatIf {
         calls.set(r.calls().get(0), new ReplayProgram.Call(new HostCall.LaunchGraph(r.stream(), o, waits, true),
             first.entryNs(), first.durationNs(), "cudaGraphLaunch", 0, first.offCpuNs()));
         for (int k = 1; k < r.calls().size(); k++) {
-          removed[r.calls().get(k)] = true;
+          ReplayProgram.Call c = calls.get(r.calls().get(k));
+          calls.set(r.calls().get(k), new ReplayProgram.Call(new HostCall.NotMade(), c.entryNs(), c.durationNs(),
+              "not made: " + c.name(), 0, c.offCpuNs()));
         }
       }
-      threads.add(new ReplayProgram.HostThread(ht.pid(), ht.tid(), kept(calls, removed)));
+      threads.add(new ReplayProgram.HostThread(ht.pid(), ht.tid(), calls));
     }
     ReplayProgram out = new ReplayProgram(p.ops(), p.streams(), threads, p.events(), p.provenance(),
         p.sourceDevices()).withAnnotations(p.ranges(), p.marks()).withContextsBefore(p.contextsBefore())
             .withManaged(p.managed());
     return new Result(out, launched.size(), ops);
-  }
-
-  /**
-   * The calls less those removed; a removed call's time is not the host's any more: it is added to
-   * the time the next kept call's gap leaves out ({@link ReplayProgram.Call#offCpuNs}).
-   */
-  private static List<ReplayProgram.Call> kept(List<ReplayProgram.Call> calls, boolean[] removed) {
-    List<ReplayProgram.Call> out = new ArrayList<>();
-    long carried = 0;
-    for (int i = 0; i < calls.size(); i++) {
-      ReplayProgram.Call c = calls.get(i);
-      if (removed[i]) {
-        carried += c.durationNs() + c.offCpuNs();
-        continue;
-      }
-      out.add(carried == 0 ? c : new ReplayProgram.Call(c.what(), c.entryNs(), c.durationNs(), c.name(), c.bytes(),
-          c.offCpuNs() + carried));
-      carried = 0;
-    }
-    return out;
   }
 
   /** Thread {@code t}'s runs of stream work. */

@@ -283,7 +283,8 @@ public record RegionOfInterest(String description, List<long[]> windows) {
     long start = windows.get(0)[0];
     for (ReplayProgram.HostThread t : p.threads()) {
       for (ReplayProgram.Call c : t.calls()) {
-        if (c.entryNs() < start && (!(c.what() instanceof HostCall.HostWork) || io.apptrace.node.ApiClass.createsContext(c.name()))) {
+        if (c.entryNs() < start && !(c.what() instanceof HostCall.NotMade)
+            && (!(c.what() instanceof HostCall.HostWork) || io.apptrace.node.ApiClass.createsContext(c.name()))) {
           contexts.add(t.pid()); // its context was created before the region
           break;
         }
