@@ -255,15 +255,12 @@ bool at_begin(at_event *e, const at_call *c, int result) {
         atomic_store(&armed, true);
         at_arm_exit_handler();
     }
-    /* On the simulated runtime the CPU time is read before the exit time, as at entry after it:
-     * both reads fall inside the call, whose duration the projection does not take from there,
-     * and none inside the gap it does take. */
-    uint64_t cpu_exit = c->api != 0 && at_cfg.simulated ? at_thread_cpu_ns() : 0;
     e->exit_ns = at_now_ns();
     uint64_t correlation = at_tls.correlation;
     at_tls.correlation = 0;
+    uint64_t cpu_exit = 0;
     if (c->api != 0) {
-        if (cpu_exit == 0 && e->exit_ns - c->entry_ns > AT_CPU_GAP_NS) cpu_exit = at_thread_cpu_ns();
+        if (e->exit_ns - c->entry_ns > AT_CPU_GAP_NS) cpu_exit = at_thread_cpu_ns();
         at_tls.last_exit_ns = e->exit_ns;
     }
     if (!begin(e, c->entry_ns, e->exit_ns - c->entry_ns, c->api, result, c->call_site, correlation,
