@@ -3,6 +3,8 @@ package io.apptrace.trace;
 import io.apptrace.proto.JobRank;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The rank of an MPI job, read from the variables job launchers set for each rank: Open MPI's
@@ -10,12 +12,18 @@ import java.util.Optional;
  * _LOCAL_SIZE}), MPICH's Hydra, Cray MPICH and other PMI launchers ({@code PMI_RANK}, {@code
  * PMI_SIZE}, {@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}), PMIx launchers ({@code
  * PMIX_RANK}) and Slurm's {@code srun} ({@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code
- * SLURM_LOCALID}), in that order. Used where a capture starts under a launcher and where an import
- * finds the environment a profiler recorded.
+ * SLURM_LOCALID}), in that order. A rank a PMI or PMIx launcher names without its world size or
+ * local rank takes them from Slurm's when {@code srun} started it (a Slurm step whose {@code
+ * SLURM_PROCID} is that rank: {@code srun --mpi=pmix} sets only {@code PMIX_RANK} of PMIx's). Used
+ * where a capture starts under a launcher and where an import finds the environment a profiler
+ * recorded.
  */
 public final class JobRanks {
   /** The names of the variables a rank is read from, for messages. */
   public static final String RANK_VARIABLES = "OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID";
+
+  /** An entry of {@code SLURM_STEP_TASKS_PER_NODE}: tasks, and how many nodes in a row have them. */
+  private static final Pattern TASKS = Pattern.compile("(\\d+)(?:\\(x(\\d+)\\))?");
 
   private JobRanks() {}
 
@@ -30,15 +38,69 @@ public final class JobRanks {
           "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"));
     }
     if (env.containsKey("PMI_RANK")) {
-      return Optional.of(build(env, host, "pmi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"));
+      return Optional.of(withSlurmStep(env,
+          build(env, host, "pmi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS")));
     }
     if (env.containsKey("PMIX_RANK")) {
-      return Optional.of(build(env, host, "pmix", "PMIX_RANK", null, null, null));
+      return Optional.of(withSlurmStep(env, build(env, host, "pmix", "PMIX_RANK", null, null, null)));
     }
     if (env.containsKey("SLURM_PROCID")) {
-      return Optional.of(build(env, host, "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null));
+      JobRank.Builder b = build(env, host, "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null).toBuilder();
+      if (slurmStep(env)) {
+        b.setWorldSize(number(env, "SLURM_STEP_NUM_TASKS", 0)).setLocalSize(stepTasksOnThisNode(env));
+      }
+      return Optional.of(b.build());
     }
     return Optional.empty();
+  }
+
+  /** Whether {@code srun} started this process: a step's task, not a batch script or its children. */
+  private static boolean slurmStep(Map<String, String> env) {
+    return env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_STEP_NUM_TASKS");
+  }
+
+  /** {@code r} with what it does not say taken from the Slurm step that started it, if one did. */
+  private static JobRank withSlurmStep(Map<String, String> env, JobRank r) {
+    if (!slurmStep(env) || number(env, "SLURM_PROCID", -1) != r.getRank()
+        || number(env, "SLURM_STEP_NUM_TASKS", 0) <= r.getRank()) {
+      return r;
+    }
+    JobRank.Builder b = r.toBuilder().setLauncher(r.getLauncher() + "+slurm");
+    if (b.getWorldSize() == 0) {
+      b.setWorldSize(number(env, "SLURM_STEP_NUM_TASKS", 0));
+    }
+    if (b.getLocalRank() < 0) {
+      b.setLocalRank(number(env, "SLURM_LOCALID", -1));
+    }
+    if (b.getLocalSize() == 0) {
+      b.setLocalSize(stepTasksOnThisNode(env));
+    }
+    return b.build();
+  }
+
+  /**
+   * The step's tasks on this node: entry {@code SLURM_NODEID} of {@code SLURM_STEP_TASKS_PER_NODE},
+   * which Slurm writes compressed ({@code "3(x2),2"}: 3, 3, 2); 0 when it does not say.
+   */
+  private static int stepTasksOnThisNode(Map<String, String> env) {
+    String list = env.get("SLURM_STEP_TASKS_PER_NODE");
+    int node = number(env, "SLURM_NODEID", -1);
+    if (list == null || node < 0) {
+      return 0;
+    }
+    int at = 0;
+    for (String part : list.split(",")) {
+      Matcher m = TASKS.matcher(part.trim());
+      if (!m.matches()) {
+        throw new IllegalArgumentException("the launcher's SLURM_STEP_TASKS_PER_NODE=" + list
+            + " is not a list of task counts");
+      }
+      at += m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+      if (node < at) {
+        return Integer.parseInt(m.group(1));
+      }
+    }
+    return 0;
   }
 
   /** Whether {@code name} is one of the variables {@link #of} reads. */

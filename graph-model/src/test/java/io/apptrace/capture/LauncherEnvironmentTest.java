@@ -30,6 +30,38 @@ class LauncherEnvironmentTest {
     assertThat(LauncherEnvironment.rank(Map.of("HOME", "/root"), "h")).isEmpty();
   }
 
+  /** The variables a task of `srun --mpi=pmix -O -n 4` had on this machine (Slurm 22.05, PMIx 4). */
+  @Test
+  void srunWithPmixGivesTheRankFromPmixAndTheRestFromItsStep() throws Exception {
+    Map<String, String> env = Map.of("PMIX_RANK", "2", "PMIX_NAMESPACE", "slurm.pmix.4.0", "SLURM_PROCID", "2",
+        "SLURM_NTASKS", "4", "SLURM_STEP_NUM_TASKS", "4", "SLURM_LOCALID", "2", "SLURM_NODEID", "0",
+        "SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_STEP_ID", "0");
+    JobRank r = LauncherEnvironment.rank(env, "vm").orElseThrow();
+    assertThat(r).isEqualTo(JobRank.newBuilder().setRank(2).setWorldSize(4).setLocalRank(2).setLocalSize(4)
+        .setHost("vm").setLauncher("pmix+slurm").build());
+  }
+
+  @Test
+  void aSlurmStepsTasksPerNodeAreReadInTheirCompressedForm() throws Exception {
+    // 10 tasks over 4 nodes: 3 on nodes 0 and 1, 2 on nodes 2 and 3
+    Map<String, String> env = Map.of("SLURM_PROCID", "8", "SLURM_NTASKS", "16", "SLURM_STEP_NUM_TASKS", "10",
+        "SLURM_LOCALID", "0", "SLURM_NODEID", "3", "SLURM_STEP_TASKS_PER_NODE", "3(x2),2(x2)");
+    JobRank r = LauncherEnvironment.rank(env, "nid4").orElseThrow();
+    assertThat(java.util.List.of(r.getRank(), r.getWorldSize(), r.getLocalRank(), r.getLocalSize()))
+        .as("the step's tasks, not the allocation's").containsExactly(8, 10, 0, 2);
+    assertThat(r.getLauncher()).isEqualTo("slurm");
+  }
+
+  @Test
+  void aSlurmAllocationsVariablesInheritedByAnotherLaunchersRankAreNotTakenAsItsStep() throws Exception {
+    // mpirun inside an sbatch script: the batch step's SLURM_PROCID=0 is inherited by every rank
+    Map<String, String> env = Map.of("PMIX_RANK", "3", "SLURM_PROCID", "0", "SLURM_NTASKS", "8",
+        "SLURM_STEP_NUM_TASKS", "1", "SLURM_LOCALID", "0", "SLURM_NODEID", "0", "SLURM_STEP_TASKS_PER_NODE", "1");
+    JobRank r = LauncherEnvironment.rank(env, "n1").orElseThrow();
+    assertThat(java.util.List.of(r.getRank(), r.getWorldSize(), r.getLocalRank())).containsExactly(3, 0, -1);
+    assertThat(r.getLauncher()).isEqualTo("pmix");
+  }
+
   @Test
   void aRankThatIsNotANumberIsNamedInTheError() {
     assertThatThrownBy(() -> LauncherEnvironment.rank(Map.of("SLURM_PROCID", "x1"), "h"))
