@@ -22,30 +22,54 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A real MPI job captured rank by rank: Open MPI's mpirun starts `apptrace run --sim -o
- * trace.%r.apptrace` per rank, on the simulated device, with the programs of tracer-native/tests/mpi.
- * Every message and collective the programs make is counted exactly, per pair of ranks. Skipped
- * (with a message) where Open MPI is not installed.
+ * A real MPI job captured rank by rank: Open MPI's mpirun, and MPICH's mpiexec (Hydra), start
+ * `apptrace run --sim -o trace.%r.apptrace` per rank, on the simulated device, with the programs
+ * of tracer-native/tests/mpi built against that MPI. Every message and collective the programs
+ * make is counted exactly, per pair of ranks, the same under both. Each MPI's tests are skipped
+ * (with a message) where it is not installed.
  */
 class MpiJobCaptureTest {
   @TempDir Path tmp;
+
+  /** An MPI: its launcher, the directory of the test programs built against it, how a rank names it. */
+  enum Mpi {
+    OPEN_MPI("mpirun", "mpi-tests", "open-mpi", "Open MPI is not installed (mpirun; apt-get install openmpi-bin"
+        + " libopenmpi-dev): its MPI capture tests are skipped"),
+    MPICH("mpiexec.mpich", "mpich-tests", "pmi", "MPICH is not installed (mpiexec.mpich; apt-get install mpich"
+        + " libmpich-dev): its MPI capture tests are skipped");
+
+    final String launcher;
+    final String programs;
+    final String rankLauncher;
+    final String absent;
+
+    Mpi(String launcher, String programs, String rankLauncher, String absent) {
+      this.launcher = launcher;
+      this.programs = programs;
+      this.rankLauncher = rankLauncher;
+      this.absent = absent;
+    }
+  }
 
   /** halo.cu: iterations, halo doubles per message. */
   private static final int ITERS = 5;
   private static final long HALO_BYTES = 256 * 8;
 
-  @Test
-  void fourRanksOfAHaloExchangeGiveEveryMessageBetweenEveryPairOfRanks() throws Exception {
-    List<Path> traces = mpirun("halo", 4);
+  @ParameterizedTest
+  @EnumSource(Mpi.class)
+  void fourRanksOfAHaloExchangeGiveEveryMessageBetweenEveryPairOfRanks(Mpi mpi) throws Exception {
+    List<Path> traces = mpirun(mpi, "halo", 4);
     assertThat(traces).hasSize(4);
     for (int r = 0; r < 4; r++) {
       try (TraceReader reader = TraceReader.open(tmp.resolve("trace." + r + ".apptrace"))) {
         var job = reader.header().getJob();
         assertThat(List.of(job.getRank(), job.getWorldSize(), job.getLocalRank(), job.getLocalSize()))
             .containsExactly(r, 4, r, 4);
-        assertThat(job.getLauncher()).isEqualTo("open-mpi");
+        assertThat(job.getLauncher()).isEqualTo(mpi.rankLauncher);
         assertThat(job.getHost()).isNotEmpty().isEqualTo(reader.header().getHost());
       }
     }
@@ -85,9 +109,10 @@ class MpiJobCaptureTest {
         .containsPattern("\\n\\s+3\\s+0\\s+6\\s+10,244\\s+5\\n");
   }
 
-  @Test
-  void anAllreduceLoopOnTwoRanksGivesItsCollectivesWithTheirSizesAndDeviceBuffers() throws Exception {
-    List<Path> traces = mpirun("allreduce", 2);
+  @ParameterizedTest
+  @EnumSource(Mpi.class)
+  void anAllreduceLoopOnTwoRanksGivesItsCollectivesWithTheirSizesAndDeviceBuffers(Mpi mpi) throws Exception {
+    List<Path> traces = mpirun(mpi, "allreduce", 2);
     Job job = Job.read(traces);
     JobTraffic t = JobTraffic.of(job);
     assertThat(t.pairs()).isEmpty();
@@ -125,19 +150,27 @@ class MpiJobCaptureTest {
     return Optional.empty();
   }
 
-  /** Runs a program of tracer-native/tests/mpi on `ranks` ranks, each captured into trace.RANK.apptrace. */
-  private List<Path> mpirun(String program, int ranks) throws IOException, InterruptedException {
-    Optional<Path> mpirun = onPath("mpirun");
-    assumeTrue(mpirun.isPresent(), "Open MPI is not installed (mpirun; apt-get install openmpi-bin libopenmpi-dev):"
-        + " the MPI capture tests are skipped");
-    Path exe = Path.of(System.getProperty("apptrace.native.dir")).resolveSibling("mpi-tests").resolve(program);
-    assumeTrue(Files.isExecutable(exe), exe + " was not built (no mpicc when tracer-native was built): skipped");
+  /**
+   * Runs a program of tracer-native/tests/mpi, built against `mpi`, on `ranks` ranks with its
+   * launcher, each captured into trace.RANK.apptrace.
+   */
+  private List<Path> mpirun(Mpi mpi, String program, int ranks) throws IOException, InterruptedException {
+    Optional<Path> launcher = onPath(mpi.launcher);
+    assumeTrue(launcher.isPresent(), mpi.absent);
+    Path exe = Path.of(System.getProperty("apptrace.native.dir")).resolveSibling(mpi.programs).resolve(program);
+    assumeTrue(Files.isExecutable(exe), exe + " was not built (no compiler for " + mpi + " when tracer-native was"
+        + " built): skipped");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = List.of(mpirun.get().toString(), "--oversubscribe", "-n", Integer.toString(ranks),
-        "-x", "APPTRACE_SIM_DEVICES", "-x", "APPTRACE_SIM_QUIET",
-        java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+    List<String> cmd = new ArrayList<>(List.of(launcher.get().toString()));
+    if (mpi == Mpi.OPEN_MPI) {
+      cmd.addAll(List.of("--oversubscribe", "-n", Integer.toString(ranks), "-x", "APPTRACE_SIM_DEVICES", "-x",
+          "APPTRACE_SIM_QUIET"));
+    } else {
+      cmd.addAll(List.of("-n", Integer.toString(ranks))); // Hydra passes the whole environment
+    }
+    cmd.addAll(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
         "-Dapptrace.native.dir=" + System.getProperty("apptrace.native.dir"), "io.apptrace.cli.Main",
-        "run", "--sim", "-q", "-o", tmp.resolve("trace.%r.apptrace").toString(), "--", exe.toString());
+        "run", "--sim", "-q", "-o", tmp.resolve("trace.%r.apptrace").toString(), "--", exe.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("mpirun.log").toFile());
     pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
     pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
