@@ -1,7 +1,6 @@
 package io.apptrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.apptrace.job.Job;
 import io.apptrace.job.JobTraffic;
@@ -11,14 +10,10 @@ import io.apptrace.job.MpiEvent;
 import io.apptrace.job.RankTrace;
 import io.apptrace.proto.MpiOp;
 import io.apptrace.trace.TraceReader;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,34 +30,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 class MpiJobCaptureTest {
   @TempDir Path tmp;
 
-  /** An MPI: its launcher, the directory of the test programs built against it, how a rank names it. */
-  enum Mpi {
-    OPEN_MPI("mpirun", "mpi-tests", "open-mpi", "Open MPI is not installed (mpirun; apt-get install openmpi-bin"
-        + " libopenmpi-dev): its MPI capture tests are skipped"),
-    MPICH("mpiexec.mpich", "mpich-tests", "pmi", "MPICH is not installed (mpiexec.mpich; apt-get install mpich"
-        + " libmpich-dev): its MPI capture tests are skipped");
-
-    final String launcher;
-    final String programs;
-    final String rankLauncher;
-    final String absent;
-
-    Mpi(String launcher, String programs, String rankLauncher, String absent) {
-      this.launcher = launcher;
-      this.programs = programs;
-      this.rankLauncher = rankLauncher;
-      this.absent = absent;
-    }
-  }
-
   /** halo.cu: iterations, halo doubles per message. */
   private static final int ITERS = 5;
   private static final long HALO_BYTES = 256 * 8;
 
   @ParameterizedTest
-  @EnumSource(Mpi.class)
-  void fourRanksOfAHaloExchangeGiveEveryMessageBetweenEveryPairOfRanks(Mpi mpi) throws Exception {
-    List<Path> traces = mpirun(mpi, "halo", 4);
+  @EnumSource(MpiLaunch.Mpi.class)
+  void fourRanksOfAHaloExchangeGiveEveryMessageBetweenEveryPairOfRanks(MpiLaunch.Mpi mpi) throws Exception {
+    List<Path> traces = MpiLaunch.captured(tmp, mpi, "halo", 4);
     assertThat(traces).hasSize(4);
     for (int r = 0; r < 4; r++) {
       try (TraceReader reader = TraceReader.open(tmp.resolve("trace." + r + ".apptrace"))) {
@@ -110,9 +85,9 @@ class MpiJobCaptureTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Mpi.class)
-  void anAllreduceLoopOnTwoRanksGivesItsCollectivesWithTheirSizesAndDeviceBuffers(Mpi mpi) throws Exception {
-    List<Path> traces = mpirun(mpi, "allreduce", 2);
+  @EnumSource(MpiLaunch.Mpi.class)
+  void anAllreduceLoopOnTwoRanksGivesItsCollectivesWithTheirSizesAndDeviceBuffers(MpiLaunch.Mpi mpi) throws Exception {
+    List<Path> traces = MpiLaunch.captured(tmp, mpi, "allreduce", 2);
     Job job = Job.read(traces);
     JobTraffic t = JobTraffic.of(job);
     assertThat(t.pairs()).isEmpty();
@@ -138,54 +113,5 @@ class MpiJobCaptureTest {
     assertThat(c.exit()).isEqualTo(2);
     assertThat(c.err().strip()).startsWith("apptrace run: -o").contains("%r").doesNotContain("Exception");
     assertThat(c.err().strip().lines()).hasSize(1);
-  }
-
-  private static Optional<Path> onPath(String name) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      Path p = Path.of(dir.isEmpty() ? "." : dir, name);
-      if (Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * Runs a program of tracer-native/tests/mpi, built against `mpi`, on `ranks` ranks with its
-   * launcher, each captured into trace.RANK.apptrace.
-   */
-  private List<Path> mpirun(Mpi mpi, String program, int ranks) throws IOException, InterruptedException {
-    Optional<Path> launcher = onPath(mpi.launcher);
-    assumeTrue(launcher.isPresent(), mpi.absent);
-    Path exe = Path.of(System.getProperty("apptrace.native.dir")).resolveSibling(mpi.programs).resolve(program);
-    assumeTrue(Files.isExecutable(exe), exe + " was not built (no compiler for " + mpi + " when tracer-native was"
-        + " built): skipped");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(launcher.get().toString()));
-    if (mpi == Mpi.OPEN_MPI) {
-      cmd.addAll(List.of("--oversubscribe", "-n", Integer.toString(ranks), "-x", "APPTRACE_SIM_DEVICES", "-x",
-          "APPTRACE_SIM_QUIET"));
-    } else {
-      cmd.addAll(List.of("-n", Integer.toString(ranks))); // Hydra passes the whole environment
-    }
-    cmd.addAll(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "-Dapptrace.native.dir=" + System.getProperty("apptrace.native.dir"), "io.apptrace.cli.Main",
-        "run", "--sim", "-q", "-o", tmp.resolve("trace.%r.apptrace").toString(), "--", exe.toString()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("mpirun.log").toFile());
-    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    pb.environment().put("APPTRACE_SIM_DEVICES", "2");
-    pb.environment().put("APPTRACE_SIM_QUIET", "1");
-    Process p = pb.start();
-    if (!p.waitFor(5, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError("mpirun did not finish: " + Files.readString(tmp.resolve("mpirun.log")));
-    }
-    assertThat(p.exitValue()).as(Files.readString(tmp.resolve("mpirun.log"))).isZero();
-    List<Path> traces = new ArrayList<>();
-    for (int r = 0; r < ranks; r++) {
-      traces.add(tmp.resolve("trace." + r + ".apptrace"));
-    }
-    return traces;
   }
 }
