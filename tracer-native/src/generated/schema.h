@@ -398,6 +398,8 @@
 #define PB_NcclCall_peer 5
 #define PB_NcclCall_bytes 6
 #define PB_NcclCall_stream 7
+#define PB_NcclCall_comm_id 8
+#define PB_NcclCall_total_bytes 9
 #define PB_NcclOp_NCCL_OP_UNSPECIFIED 0
 #define PB_NcclOp_NCCL_ALL_REDUCE 1
 #define PB_NcclOp_NCCL_BROADCAST 2
@@ -408,6 +410,9 @@
 #define PB_NcclOp_NCCL_RECV 7
 #define PB_NcclOp_NCCL_GROUP_START 8
 #define PB_NcclOp_NCCL_GROUP_END 9
+#define PB_NcclOp_NCCL_COMM_INIT_RANK 10
+#define PB_NcclOp_NCCL_COMM_INIT_ALL 11
+#define PB_NcclOp_NCCL_COMM_DESTROY 12
 #define PB_GraphNodeKind_GRAPH_NODE_KIND_UNSPECIFIED 0
 #define PB_GraphNodeKind_GRAPH_KERNEL 1
 #define PB_GraphNodeKind_GRAPH_MEMCPY 2

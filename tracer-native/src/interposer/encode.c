@@ -551,6 +551,8 @@ void enc_nccl_body(pbw *out, const enc_nccl *m) {
     Z(w, NcclCall, peer, m->peer);
     U(w, NcclCall, bytes, m->bytes);
     U(w, NcclCall, stream, m->stream);
+    F(w, NcclCall, comm_id, m->comm_id);
+    U(w, NcclCall, total_bytes, m->total_bytes);
     pbw_end(w, b);
     DONE(out);
 }

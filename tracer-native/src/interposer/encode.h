@@ -258,7 +258,7 @@ typedef struct {
     uint64_t comm;
     int32_t rank, peer;
     uint32_t comm_size;
-    uint64_t bytes, stream;
+    uint64_t bytes, stream, comm_id, total_bytes;
 } enc_nccl;
 
 /* The fields every Event starts with. */

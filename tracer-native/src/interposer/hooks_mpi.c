@@ -15,7 +15,7 @@
 
 /* Asked only once the program has started the CUDA runtime itself (asking first would start it). */
 bool mpi_device_memory(const void *p) {
-    if (p == NULL || p == (const void *)1 /* MPI_IN_PLACE */) return false;
+    if (p == NULL || mpi_in_place(p)) return false;
     if (!atomic_load_explicit(&at_devices_asked, memory_order_relaxed)) return false;
     int type, device;
     return at_pointer_type(p, &type, &device) && (type == cudaMemoryTypeDevice || type == cudaMemoryTypeManaged);
@@ -84,7 +84,7 @@ MPI_HOOK(int, MPI_Finalize, (void)) {
 typedef int (*comm_free_fn)(mpi_h *);
 MPI_HOOK(int, MPI_Comm_free, (mpi_h *comm)) {
     PMPI_REAL(comm_free_fn, MPI_Comm_free);
-    if (comm != NULL) mpi_comm_forget(*comm);
+    if (comm != NULL) mpi_comm_forget(mpi_handle_at(comm, 0));
     return real(comm);
 }
 
@@ -126,16 +126,16 @@ MPI_HOOK(int, MPI_Recv, (void *buf, int count, mpi_h type, int source, int tag, 
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(buf, count, type, source, tag, comm, st);
     mpi_status own;
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = st == NULL && open_mpi ? &own : st; /* Open MPI's MPI_STATUS_IGNORE is NULL */
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
     int r = real(buf, count, type, source, tag, comm, s);
     enc_mpi m = {0};
     mpi_on_comm(&m, PB_MpiOp_MPI_RECV, comm);
     m.peer = mpi_world_rank_of(comm, source);
-    m.tag = tag;
-    if (r == 0 && open_mpi) {
-        m.peer = mpi_world_rank_of(comm, s->source);
-        m.tag = s->tag;
+    m.tag = mpi_tag(tag);
+    if (r == 0 && known) {
+        m.peer = mpi_status_source(s, comm);
+        m.tag = mpi_status_tag(s);
         m.bytes = mpi_received_bytes(s, type);
         m.device_buffer = mpi_device_memory(buf);
     }
@@ -157,7 +157,7 @@ MPI_HOOK(int, MPI_Isend, (const void *buf, int count, mpi_h type, int dest, int 
         m.peer = mpi_world_rank_of(comm, dest);
         m.bytes = mpi_bytes(count, type);
         m.device_buffer = mpi_device_memory(buf);
-        if (mpi_usable()) m.request = mpi_request_started(*req, false, comm, type);
+        if (mpi_usable()) m.request = mpi_request_started(mpi_handle_at(req, 0), false, comm, type);
     }
     mpi_record(&c, r, &m);
     at_leave(&c);
@@ -172,14 +172,14 @@ MPI_HOOK(int, MPI_Irecv, (void *buf, int count, mpi_h type, int source, int tag,
     int r = real(buf, count, type, source, tag, comm, req);
     enc_mpi m = {0};
     mpi_on_comm(&m, PB_MpiOp_MPI_IRECV, comm);
-    m.tag = tag;
+    m.tag = mpi_tag(tag);
     if (r == 0) {
         m.peer = mpi_world_rank_of(comm, source);
         m.bytes = mpi_bytes(count, type); /* the buffer's size; the completion says what came */
         m.device_buffer = mpi_device_memory(buf);
         if (mpi_usable()) {
             mpi_world_rank_of(comm, 0); /* caches the communicator's members for the completion */
-            m.request = mpi_request_started(*req, true, comm, type);
+            m.request = mpi_request_started(mpi_handle_at(req, 0), true, comm, type);
         }
     }
     mpi_record(&c, r, &m);
@@ -194,19 +194,19 @@ MPI_HOOK(int, MPI_Sendrecv, (const void *sbuf, int scount, mpi_h stype, int dest
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
     mpi_status own;
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
     int r = real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, s);
     enc_mpi m = {0};
     mpi_on_comm(&m, PB_MpiOp_MPI_SENDRECV, comm);
     m.tag = stag;
-    m.recv_tag = rtag;
-    if (r == 0 && open_mpi) {
+    m.recv_tag = mpi_tag(rtag);
+    if (r == 0 && known) {
         m.peer = mpi_world_rank_of(comm, dest);
         m.bytes = mpi_bytes(scount, stype);
         m.device_buffer = mpi_device_memory(sbuf);
-        m.recv_peer = mpi_world_rank_of(comm, s->source);
-        m.recv_tag = s->tag;
+        m.recv_peer = mpi_status_source(s, comm);
+        m.recv_tag = mpi_status_tag(s);
         m.recv_bytes = mpi_received_bytes(s, rtype);
         m.recv_device_buffer = mpi_device_memory(rbuf);
     }
@@ -225,8 +225,8 @@ static bool completion(mpi_h h, const mpi_status *s, enc_mpi_completion *out) {
     if (!mpi_request_done(h, &q)) return false;
     *out = (enc_mpi_completion){.request = q.number, .receive = q.receive};
     if (q.receive && s != NULL) {
-        out->source = mpi_world_rank_of(q.comm, s->source);
-        out->tag = s->tag;
+        out->source = mpi_status_source(s, q.comm);
+        out->tag = mpi_status_tag(s);
         out->bytes = mpi_received_bytes(s, q.type);
     }
     return true;
@@ -237,14 +237,14 @@ MPI_HOOK(int, MPI_Wait, (mpi_h *req, mpi_status *st)) {
     PMPI_REAL(wait_fn, MPI_Wait);
     at_call c;
     if (req == NULL || !AT_ENTER(&c, 0)) return real(req, st);
-    mpi_h h = *req;
+    mpi_h h = mpi_handle_at(req, 0);
     mpi_status own;
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
     int r = real(req, s);
     enc_mpi m = {.op = PB_MpiOp_MPI_WAIT, .rank = mpi_world_rank()};
     enc_mpi_completion done;
-    if (open_mpi && completion(h, r == 0 ? s : NULL, &done)) {
+    if (known && completion(h, r == 0 ? s : NULL, &done)) {
         m.completed = &done;
         m.ncompleted = 1;
     }
@@ -259,16 +259,16 @@ MPI_HOOK(int, MPI_Waitall, (int count, mpi_h *reqs, mpi_status *sts)) {
     at_call c;
     if (count <= 0 || count > MAX_TRACKED || reqs == NULL || !AT_ENTER(&c, 0)) return real(count, reqs, sts);
     mpi_h handles[MAX_TRACKED];
-    memcpy(handles, reqs, (size_t)count * sizeof(mpi_h));
+    for (int i = 0; i < count; i++) handles[i] = mpi_handle_at(reqs, i);
     mpi_status own[MAX_TRACKED];
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = sts == NULL && open_mpi ? own : sts; /* MPI_STATUSES_IGNORE */
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(sts, own); /* MPI_STATUSES_IGNORE */
     int r = real(count, reqs, s);
     enc_mpi m = {.op = PB_MpiOp_MPI_WAITALL, .rank = mpi_world_rank()};
     enc_mpi_completion done[MAX_TRACKED];
     uint32_t n = 0;
-    for (int i = 0; open_mpi && i < count; i++) {
-        if (completion(handles[i], r == 0 ? &s[i] : NULL, &done[n])) n++;
+    for (int i = 0; known && i < count; i++) {
+        if (completion(handles[i], r == 0 ? mpi_status_at(s, i) : NULL, &done[n])) n++;
     }
     m.completed = done;
     m.ncompleted = n;
@@ -285,14 +285,14 @@ MPI_HOOK(int, MPI_Waitany, (int count, mpi_h *reqs, int *index, mpi_status *st))
         return real(count, reqs, index, st);
     }
     mpi_h handles[MAX_TRACKED];
-    memcpy(handles, reqs, (size_t)count * sizeof(mpi_h));
+    for (int i = 0; i < count; i++) handles[i] = mpi_handle_at(reqs, i);
     mpi_status own;
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
     int r = real(count, reqs, index, s);
     enc_mpi m = {.op = PB_MpiOp_MPI_WAITANY, .rank = mpi_world_rank()};
     enc_mpi_completion done;
-    if (open_mpi && r == 0 && *index >= 0 && *index < count && completion(handles[*index], s, &done)) {
+    if (known && r == 0 && *index >= 0 && *index < count && completion(handles[*index], s, &done)) {
         m.completed = &done;
         m.ncompleted = 1;
     }
@@ -306,14 +306,14 @@ MPI_HOOK(int, MPI_Test, (mpi_h *req, int *flag, mpi_status *st)) {
     PMPI_REAL(test_fn, MPI_Test);
     at_call c;
     if (req == NULL || flag == NULL || !AT_ENTER(&c, 0)) return real(req, flag, st);
-    mpi_h h = *req;
+    mpi_h h = mpi_handle_at(req, 0);
     mpi_status own;
-    bool open_mpi = mpi_world() != NULL;
-    mpi_status *s = st == NULL && open_mpi ? &own : st;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
     int r = real(req, flag, s);
     enc_mpi m = {.op = PB_MpiOp_MPI_TEST, .rank = mpi_world_rank()};
     enc_mpi_completion done;
-    if (open_mpi && r == 0 && *flag && completion(h, s, &done)) {
+    if (known && r == 0 && *flag && completion(h, s, &done)) {
         m.completed = &done;
         m.ncompleted = 1;
     }

@@ -45,7 +45,7 @@ MPI_HOOK(int, MPI_Reduce, (const void *s, void *rbuf, int count, mpi_h type, mpi
     if (!AT_ENTER(&c, 0)) return real(s, rbuf, count, type, op, root, comm);
     int r = real(s, rbuf, count, type, op, root, comm);
     uint64_t b = r == 0 ? mpi_bytes(count, type) : 0;
-    return collective(PB_MpiOp_MPI_REDUCE, comm, root, b, 0, s == (const void *)1 ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_REDUCE, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
 }
 
 typedef int (*allreduce_fn)(const void *, void *, int, mpi_h, mpi_h, mpi_h);
@@ -55,7 +55,7 @@ MPI_HOOK(int, MPI_Allreduce, (const void *s, void *rbuf, int count, mpi_h type, 
     if (!AT_ENTER(&c, 0)) return real(s, rbuf, count, type, op, comm);
     int r = real(s, rbuf, count, type, op, comm);
     uint64_t b = r == 0 ? mpi_bytes(count, type) : 0;
-    return collective(PB_MpiOp_MPI_ALLREDUCE, comm, -1, b, 0, s == (const void *)1 ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_ALLREDUCE, comm, -1, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
 }
 
 typedef int (*reduce_scatter_block_fn)(const void *, void *, int, mpi_h, mpi_h, mpi_h);
@@ -68,7 +68,7 @@ MPI_HOOK(int, MPI_Reduce_scatter_block, (const void *s, void *rbuf, int rcount, 
     uint64_t per = r == 0 ? mpi_bytes(rcount, type) : 0;
     if (r == 0) mpi_comm(comm, &ci);
     return collective(PB_MpiOp_MPI_REDUCE_SCATTER_BLOCK, comm, -1, per * ci.size, per,
-                      s == (const void *)1 ? rbuf : s, &c, r);
+                      mpi_in_place(s) ? rbuf : s, &c, r);
 }
 
 /* Allgather, Alltoall: (send buffer, count, type, receive buffer, count, type, comm). */
@@ -84,10 +84,10 @@ static int gather_all(gather_all_fn real, int op, const void *s, int scount, mpi
         mpi_comm_info ci = {0};
         mpi_comm(comm, &ci);
         /* MPI_IN_PLACE: the contribution has the receive buffer's type and count */
-        b = s == (const void *)1 ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
+        b = mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
         total = mpi_bytes(rcount, rtype) * ci.size;
     }
-    return collective(op, comm, -1, b, total, s == (const void *)1 ? rbuf : s, &c, r);
+    return collective(op, comm, -1, b, total, mpi_in_place(s) ? rbuf : s, &c, r);
 }
 
 MPI_HOOK(int, MPI_Allgather, (const void *s, int scount, mpi_h stype, void *rbuf, int rcount, mpi_h rtype,
@@ -111,8 +111,8 @@ MPI_HOOK(int, MPI_Gather, (const void *s, int scount, mpi_h stype, void *rbuf, i
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     int r = real(s, scount, stype, rbuf, rcount, rtype, root, comm);
-    uint64_t b = r == 0 ? (s == (const void *)1 ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype)) : 0;
-    return collective(PB_MpiOp_MPI_GATHER, comm, root, b, 0, s == (const void *)1 ? rbuf : s, &c, r);
+    uint64_t b = r == 0 ? (mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype)) : 0;
+    return collective(PB_MpiOp_MPI_GATHER, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
 }
 
 MPI_HOOK(int, MPI_Scatter, (const void *s, int scount, mpi_h stype, void *rbuf, int rcount, mpi_h rtype,
@@ -122,6 +122,6 @@ MPI_HOOK(int, MPI_Scatter, (const void *s, int scount, mpi_h stype, void *rbuf, 
     if (!AT_ENTER(&c, 0)) return real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     int r = real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     /* the piece each rank receives; only the root's send arguments are significant */
-    uint64_t b = r == 0 && rbuf != (void *)1 ? mpi_bytes(rcount, rtype) : (r == 0 ? mpi_bytes(scount, stype) : 0);
-    return collective(PB_MpiOp_MPI_SCATTER, comm, root, b, 0, rbuf != (void *)1 ? rbuf : s, &c, r);
+    uint64_t b = r == 0 && !mpi_in_place(rbuf) ? mpi_bytes(rcount, rtype) : (r == 0 ? mpi_bytes(scount, stype) : 0);
+    return collective(PB_MpiOp_MPI_SCATTER, comm, root, b, 0, !mpi_in_place(rbuf) ? rbuf : s, &c, r);
 }

@@ -29,16 +29,44 @@ static struct {
     mpi_h world;
 } pmpi;
 
-enum { ABI_UNKNOWN, ABI_OPEN_MPI, ABI_OTHER };
-static _Atomic int abi = ABI_UNKNOWN;
+/* Open MPI 4.1, mpi.h: MPI_Comm is a pointer (MPI_COMM_WORLD is &ompi_mpi_comm_world); struct
+ * ompi_status_public_t is {MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled, size_t _ucount};
+ * MPI_IN_PLACE (void *)1; MPI_STATUS_IGNORE NULL; MPI_ANY_SOURCE -1, MPI_PROC_NULL -2,
+ * MPI_ANY_TAG -1. */
+static mpi_abi open_mpi_abi = {
+    .name = "Open MPI", .handle_size = sizeof(void *), .status_size = 4 * sizeof(int) + sizeof(size_t),
+    .source_offset = 0, .tag_offset = sizeof(int), .in_place = (const void *)1, .status_ignore = NULL,
+    .proc_null = -2, .any_source = -1, .any_tag = -1};
+/* MPICH 4.0, mpi.h: MPI_Comm, MPI_Request... are int (MPI_COMM_WORLD 0x44000000); MPI_Status is
+ * {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}; MPI_IN_PLACE (void *)-1;
+ * MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE (MPI_Status *)1; MPI_PROC_NULL -1, MPI_ANY_SOURCE -2,
+ * MPI_ANY_TAG -1. */
+static const mpi_abi mpich_abi = {
+    .name = "MPICH", .world = (mpi_h)(uintptr_t)0x44000000, .handle_size = sizeof(int),
+    .status_size = 5 * sizeof(int), .source_offset = 2 * sizeof(int), .tag_offset = 3 * sizeof(int),
+    .in_place = (const void *)(intptr_t)-1, .status_ignore = (const void *)1, .proc_null = -1,
+    .any_source = -2, .any_tag = -1};
+
+static const mpi_abi *_Atomic abi;
+static _Atomic bool abi_known;
 static _Atomic int live = -1; /* -1: not known yet; 1 between MPI_Init and MPI_Finalize; 0 not */
 static _Atomic int32_t world_rank = -1;
 static _Atomic uint32_t world_size;
 
-static bool open_mpi(void) {
-    int a = atomic_load(&abi);
-    if (AT_LIKELY(a != ABI_UNKNOWN)) return a == ABI_OPEN_MPI;
-    pmpi.world = at_dlsym_on(RTLD_DEFAULT, "ompi_mpi_comm_world");
+/* Which MPI the program linked, by a symbol only it exports; NULL for none or another. */
+static const mpi_abi *recognize(void) {
+    void *ompi_world = at_dlsym_on(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    if (ompi_world != NULL) {
+        open_mpi_abi.world = ompi_world;
+        return &open_mpi_abi;
+    }
+    if (at_dlsym_on(RTLD_DEFAULT, "MPII_Version_string") != NULL) return &mpich_abi;
+    return NULL;
+}
+
+const mpi_abi *mpi_flavour(void) {
+    if (AT_LIKELY(atomic_load(&abi_known))) return atomic_load(&abi);
+    const mpi_abi *a = recognize();
     pmpi.initialized = (initialized_fn)at_resolve("PMPI_Initialized");
     pmpi.finalized = (initialized_fn)at_resolve("PMPI_Finalized");
     pmpi.comm_size = (comm_int_fn)at_resolve("PMPI_Comm_size");
@@ -48,21 +76,86 @@ static bool open_mpi(void) {
     pmpi.group_free = (group_free_fn)at_resolve("PMPI_Group_free");
     pmpi.type_size = (type_size_fn)at_resolve("PMPI_Type_size");
     pmpi.get_count = (get_count_fn)at_resolve("PMPI_Get_count");
-    bool ok = pmpi.world != NULL && pmpi.initialized != NULL && pmpi.finalized != NULL &&
-              pmpi.comm_size != NULL && pmpi.comm_rank != NULL && pmpi.comm_group != NULL &&
-              pmpi.translate != NULL && pmpi.group_free != NULL && pmpi.type_size != NULL &&
-              pmpi.get_count != NULL;
-    if (!ok) at_log("apptrace: the program's MPI is not Open MPI: its calls are passed through unrecorded");
-    atomic_store(&abi, ok ? ABI_OPEN_MPI : ABI_OTHER);
-    return ok;
+    bool ok = a != NULL && pmpi.initialized != NULL && pmpi.finalized != NULL && pmpi.comm_size != NULL &&
+              pmpi.comm_rank != NULL && pmpi.comm_group != NULL && pmpi.translate != NULL &&
+              pmpi.group_free != NULL && pmpi.type_size != NULL && pmpi.get_count != NULL;
+    if (!ok) {
+        at_log("apptrace: the program's MPI is neither Open MPI nor MPICH: its calls are passed through unrecorded");
+        a = NULL;
+    } else {
+        pmpi.world = a->world;
+    }
+    atomic_store(&abi, a);
+    atomic_store(&abi_known, true);
+    return a;
+}
+
+static bool known(void) {
+    return mpi_flavour() != NULL;
+}
+
+/* A handle as MPI gave it: MPICH's are ints, so a word from an int argument keeps only its low 32
+ * bits (the upper ones are whatever the caller's register held). */
+static mpi_h norm(mpi_h h) {
+    const mpi_abi *a = atomic_load(&abi);
+    return a != NULL && a->handle_size == sizeof(int) ? (mpi_h)(uintptr_t)(uint32_t)(uintptr_t)h : h;
+}
+
+bool mpi_in_place(const void *buf) {
+    const mpi_abi *a = mpi_flavour();
+    return a != NULL && buf == a->in_place;
+}
+
+mpi_status *mpi_status_arg(mpi_status *st, mpi_status *own) {
+    const mpi_abi *a = mpi_flavour();
+    return a != NULL && (const void *)st == a->status_ignore ? own : st;
+}
+
+const mpi_status *mpi_status_at(const mpi_status *st, int i) {
+    const mpi_abi *a = mpi_flavour();
+    return (const mpi_status *)((const char *)st + (size_t)i * (a != NULL ? a->status_size : 0));
+}
+
+static int status_int(const mpi_status *st, size_t offset) {
+    int v;
+    memcpy(&v, (const char *)st + offset, sizeof v);
+    return v;
+}
+
+int32_t mpi_status_source(const mpi_status *st, mpi_h comm) {
+    const mpi_abi *a = mpi_flavour();
+    return a == NULL ? -3 : mpi_world_rank_of(comm, status_int(st, a->source_offset));
+}
+
+int32_t mpi_status_tag(const mpi_status *st) {
+    const mpi_abi *a = mpi_flavour();
+    return a == NULL ? -1 : mpi_tag(status_int(st, a->tag_offset));
+}
+
+mpi_h mpi_handle_at(const void *handles, int i) {
+    const mpi_abi *a = mpi_flavour();
+    if (a == NULL || handles == NULL) return NULL;
+    if (a->handle_size == sizeof(int)) {
+        unsigned v;
+        memcpy(&v, (const char *)handles + (size_t)i * sizeof v, sizeof v);
+        return (mpi_h)(uintptr_t)v;
+    }
+    mpi_h h;
+    memcpy(&h, (const char *)handles + (size_t)i * sizeof h, sizeof h);
+    return h;
+}
+
+int32_t mpi_tag(int tag) {
+    const mpi_abi *a = mpi_flavour();
+    return a != NULL && tag == a->any_tag ? -1 : tag;
 }
 
 mpi_h mpi_world(void) {
-    return open_mpi() ? pmpi.world : NULL;
+    return known() ? pmpi.world : NULL;
 }
 
 void mpi_started(void) {
-    if (!open_mpi()) return;
+    if (!known()) return;
     int r = -1, n = 0;
     if (pmpi.comm_rank(pmpi.world, &r) == 0 && pmpi.comm_size(pmpi.world, &n) == 0) {
         atomic_store(&world_rank, r);
@@ -76,7 +169,7 @@ void mpi_finishing(void) {
 }
 
 bool mpi_usable(void) {
-    if (!open_mpi()) return false;
+    if (!known()) return false;
     int l = atomic_load(&live);
     if (AT_LIKELY(l >= 0)) return l == 1;
     /* MPI_Init ran before tracing began (or through a path not hooked): ask */
@@ -179,6 +272,7 @@ static bool find_comm(mpi_h comm, comm_entry *out, int r, int32_t *world_of_r) {
 
 bool mpi_comm(mpi_h comm, mpi_comm_info *out) {
     if (!mpi_usable()) return false;
+    comm = norm(comm);
     if (comm == pmpi.world) {
         out->id = 0;
         out->size = mpi_world_size();
@@ -192,8 +286,14 @@ bool mpi_comm(mpi_h comm, mpi_comm_info *out) {
 }
 
 int32_t mpi_world_rank_of(mpi_h comm, int r) {
-    if (r < 0) return r;
+    if (r < 0) {
+        const mpi_abi *a = mpi_flavour();
+        if (a != NULL && r == a->any_source) return -1;
+        if (a != NULL && r == a->proc_null) return -2;
+        return r;
+    }
     if (!mpi_usable()) return -3;
+    comm = norm(comm);
     if (comm == pmpi.world) return r;
     comm_entry e;
     int32_t w = -3;
@@ -201,6 +301,7 @@ int32_t mpi_world_rank_of(mpi_h comm, int r) {
 }
 
 void mpi_comm_forget(mpi_h comm) {
+    comm = norm(comm);
     pthread_mutex_lock(&comm_lock);
     for (int i = 0; i < ncomms; i++) {
         if (comms[i].handle == comm) {
@@ -240,6 +341,7 @@ static uint32_t slot_of(mpi_h h) {
 }
 
 uint64_t mpi_request_started(mpi_h handle, bool receive, mpi_h comm, mpi_h type) {
+    handle = norm(handle);
     if (handle == NULL || handle == TOMB) return 0;
     uint64_t number = 0;
     pthread_mutex_lock(&req_lock);
@@ -258,6 +360,7 @@ uint64_t mpi_request_started(mpi_h handle, bool receive, mpi_h comm, mpi_h type)
 }
 
 bool mpi_request_done(mpi_h handle, mpi_request *out) {
+    handle = norm(handle);
     if (handle == NULL || handle == TOMB) return false;
     bool found = false;
     pthread_mutex_lock(&req_lock);

@@ -5,9 +5,11 @@
  * Nothing here includes mpi.h: the interposer must load in programs without MPI, and must not
  * depend on any one MPI's headers. Handles (MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request) are
  * passed through as pointer-sized words, which carries both Open MPI's pointers and MPICH's ints
- * unchanged on x86-64. What a call means is only read from an Open MPI library (recognized by its
- * symbol ompi_mpi_comm_world); in front of another MPI the hooks pass every call through and
- * record nothing. */
+ * unchanged on x86-64. Where the two ABIs differ (the layout of MPI_Status, the size of a handle
+ * in an array, MPI_COMM_WORLD, MPI_IN_PLACE, MPI_STATUS_IGNORE and the negative ranks) the hooks
+ * ask the flavour recognized at run time (mpi_abi below): Open MPI by its symbol
+ * ompi_mpi_comm_world, MPICH (and the MPIs built on it, which keep its ABI) by MPII_Version_string.
+ * In front of another MPI the hooks pass every call through and record nothing. */
 #ifndef APPTRACE_MPI_STATE_H
 #define APPTRACE_MPI_STATE_H
 
@@ -17,11 +19,44 @@
 
 typedef void *mpi_h;
 
-/* Open MPI's MPI_Status (mpi.h, struct ompi_status_public_t). */
+/* Room for one MPI_Status of either flavour (Open MPI's is 24 bytes, MPICH's 20), for the hooks'
+ * own statuses; a status is only read through mpi_status_source and mpi_status_tag, and an array
+ * of the program's is indexed with mpi_status_at. */
 typedef struct {
-    int source, tag, error, cancelled;
-    size_t ucount;
+    int64_t words[4];
 } mpi_status;
+
+/* What differs between the MPI ABIs the hooks read, taken from each flavour's mpi.h and chosen
+ * once, at the first question (MPI_Init). */
+typedef struct {
+    const char *name;
+    mpi_h world;                          /* MPI_COMM_WORLD */
+    size_t handle_size;                   /* of MPI_Request, MPI_Comm in the program's memory */
+    size_t status_size;                   /* sizeof(MPI_Status) */
+    size_t source_offset, tag_offset;     /* of MPI_SOURCE and MPI_TAG in MPI_Status */
+    const void *in_place;                 /* MPI_IN_PLACE */
+    const void *status_ignore;            /* MPI_STATUS_IGNORE (and MPI_STATUSES_IGNORE) */
+    int proc_null, any_source, any_tag;   /* MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG */
+} mpi_abi;
+
+/* The program's MPI, or NULL when it is neither Open MPI nor MPICH (or there is no MPI). */
+const mpi_abi *mpi_flavour(void);
+/* The buffer argument is MPI_IN_PLACE. */
+bool mpi_in_place(const void *buf);
+/* The status a hook passes MPI: the program's, or `own` where the program passed
+ * MPI_STATUS_IGNORE or MPI_STATUSES_IGNORE (MPI then fills `own`, which must hold as many
+ * statuses as the call completes requests). */
+mpi_status *mpi_status_arg(mpi_status *st, mpi_status *own);
+/* Status `i` of an array of MPI_Status. */
+const mpi_status *mpi_status_at(const mpi_status *st, int i);
+/* MPI_SOURCE as a world rank of `comm`, and MPI_TAG as recorded, of a status MPI filled. */
+int32_t mpi_status_source(const mpi_status *st, mpi_h comm);
+int32_t mpi_status_tag(const mpi_status *st);
+/* Handle `i` of an array of MPI_Request (or the MPI_Comm an argument points to); NULL when the
+ * MPI is not known. */
+mpi_h mpi_handle_at(const void *handles, int i);
+/* A tag argument as recorded: MPI_ANY_TAG is -1. */
+int32_t mpi_tag(int tag);
 
 /* A communicator as recorded: its id (0 for MPI_COMM_WORLD), size, and its ranks' world ranks. */
 typedef struct {
@@ -29,10 +64,11 @@ typedef struct {
     uint32_t size;
 } mpi_comm_info;
 
-/* True when the program's MPI is Open MPI and is initialized (and not finalized): only then do
- * the hooks ask it anything beyond the call itself. */
+/* True when the program's MPI is a known flavour and is initialized (and not finalized): only
+ * then do the hooks ask it anything beyond the call itself. */
 bool mpi_usable(void);
-/* MPI_COMM_WORLD's handle (Open MPI: &ompi_mpi_comm_world). */
+/* MPI_COMM_WORLD's handle (Open MPI: &ompi_mpi_comm_world; MPICH: 0x44000000); NULL when the
+ * MPI is not known. */
 mpi_h mpi_world(void);
 /* The caller's rank in MPI_COMM_WORLD and its size; -1 and 0 before MPI_Init. */
 int32_t mpi_world_rank(void);
@@ -43,8 +79,8 @@ void mpi_finishing(void);
 
 /* The communicator's id and size; false when it cannot be asked. */
 bool mpi_comm(mpi_h comm, mpi_comm_info *out);
-/* The world rank of rank `r` of `comm`; `r` itself for negative ranks (MPI_ANY_SOURCE,
- * MPI_PROC_NULL) and -3 when it cannot be known. */
+/* The world rank of rank `r` of `comm`; for the negative ranks, as recorded whatever the
+ * flavour: -1 for MPI_ANY_SOURCE, -2 for MPI_PROC_NULL; -3 when it cannot be known. */
 int32_t mpi_world_rank_of(mpi_h comm, int r);
 /* MPI_Comm_free: the handle may be reused for another communicator. */
 void mpi_comm_forget(mpi_h comm);

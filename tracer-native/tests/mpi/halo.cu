@@ -8,18 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
+
 #define ITERS 5
 #define H 256
 #define N 4096
-
-#define CHECK(x)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                 \
-        }                                                                                 \
-    } while (0)
 
 __global__ void relax(const double *u, double *v, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -2,10 +2,14 @@ package io.apptrace.cli;
 
 import io.apptrace.job.JobTraffic;
 import io.apptrace.node.Units;
+import io.apptrace.trace.ApiNames;
 import java.io.PrintWriter;
 import java.util.Locale;
 
-/** {@code apptrace stats} of a job, as text: its ranks, the messages between each pair, its collectives. */
+/**
+ * {@code apptrace stats} of a job, as text: its ranks, the messages between each pair, its
+ * collectives, its NCCL calls.
+ */
 final class JobStatsText {
   private final PrintWriter out;
 
@@ -39,6 +43,15 @@ final class JobStatsText {
       out.printf(Locale.ROOT, "%-26s %10s %8s %14s%n", "operation", "operations", "calls", "bytes");
       for (JobTraffic.CollectiveTraffic c : t.collectives()) {
         out.printf(Locale.ROOT, "%-26s %,10d %,8d %,14d%n", c.op().name(), c.operations(), c.calls(), c.bytes());
+      }
+    }
+    if (!t.nccl().isEmpty()) {
+      out.println();
+      out.println("NCCL calls (captured and counted; a replay leaves them out):");
+      out.printf(Locale.ROOT, "%-26s %10s %8s %14s %14s%n", "operation", "calls", "failed", "bytes", "communicators");
+      for (JobTraffic.NcclTraffic n : t.nccl()) {
+        out.printf(Locale.ROOT, "%-26s %,10d %,8d %,14d %,14d%n", ApiNames.nccl(n.op()), n.calls(), n.failed(),
+            n.bytes(), n.communicators());
       }
     }
     if (t.unmatchedSends() + t.unmatchedReceives() + t.mismatchedCollectives() > 0) {

@@ -11,12 +11,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Starts the traced program with {@code posix_spawnp}, as the JDK would but so that this process
  * can wait for it itself ({@link Program}): standard input inherited, output and errors inherited
- * or sent to a file, no descriptor of this JVM above 2 left open in it, and no signal blocked.
- * A file that is not an executable format runs with {@code /bin/sh}, as execvp and the JDK do.
+ * or sent to a file, no descriptor of this JVM above 2 left open in it but those its job launcher
+ * handed the rank ({@link LauncherEnvironment#descriptors}), and no signal blocked. A file that is
+ * not an executable format runs with {@code /bin/sh}, as execvp and the JDK do.
  */
 final class Spawn {
   private Spawn() {}
@@ -43,7 +45,7 @@ final class Spawn {
     try {
       redirect(actions, 1, out, opened);
       redirect(actions, 2, err, opened);
-      closeDescriptorsFrom3(actions);
+      closeDescriptorsFrom3(actions, LauncherEnvironment.descriptors(environment));
       c.sigemptyset(mask);
       c.posix_spawnattr_setsigmask(attr, mask);
       c.posix_spawnattr_setflags(attr, ProcessCalls.POSIX_SPAWN_SETSIGMASK);
@@ -104,16 +106,20 @@ final class Spawn {
   }
 
   /**
-   * Closes, in the child, every descriptor above 2. Before glibc 2.34 (no closefrom action), the
-   * descriptors open now are closed one by one; those that are not close-on-exec and another
-   * thread opens in the meantime would stay open in the program.
+   * Closes, in the child, every descriptor above 2 but {@code keep}. Before glibc 2.34 (no
+   * closefrom action), and below the highest descriptor kept, the descriptors open now are closed
+   * one by one; those that are not close-on-exec and another thread opens in the meantime would
+   * stay open in the program.
    */
-  private static void closeDescriptorsFrom3(Memory actions) {
+  private static void closeDescriptorsFrom3(Memory actions, Set<Integer> keep) {
+    int above = keep.stream().mapToInt(Integer::intValue).max().orElse(2);
     try {
-      ProcessCalls.INSTANCE.posix_spawn_file_actions_addclosefrom_np(actions, 3);
-      return;
+      ProcessCalls.INSTANCE.posix_spawn_file_actions_addclosefrom_np(actions, above + 1);
+      if (above == 2) {
+        return;
+      }
     } catch (UnsatisfiedLinkError e) {
-      // an older glibc: one by one
+      above = Integer.MAX_VALUE; // an older glibc: one by one
     }
     List<Integer> fds = new ArrayList<>();
     try (DirectoryStream<Path> d = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
@@ -124,7 +130,7 @@ final class Spawn {
       return; // no /proc: the descriptors stay as the JVM opened them
     }
     for (int fd : fds) {
-      if (fd > 2) {
+      if (fd > 2 && fd < above && !keep.contains(fd)) {
         ProcessCalls.INSTANCE.posix_spawn_file_actions_addclose(actions, fd);
       }
     }

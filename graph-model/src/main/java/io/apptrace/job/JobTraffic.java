@@ -1,14 +1,17 @@
 package io.apptrace.job;
 
 import io.apptrace.proto.MpiOp;
+import io.apptrace.proto.NcclOp;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * What a job's ranks sent each other: per rank, per ordered pair of ranks, and per kind of
- * collective.
+ * collective; and the NCCL calls its ranks made, per operation.
  *
  * @param ranks per rank, in rank order
  * @param pairs per (source, destination), in that order; only pairs that exchanged messages
@@ -16,13 +19,15 @@ import java.util.TreeMap;
  * @param unmatchedSends sends no receive in the traces took
  * @param unmatchedReceives receives no send matched
  * @param mismatchedCollectives collectives whose members called different operations
+ * @param nccl per NCCL operation (ncclAllReduce, ncclSend...), in NcclOp order: calls and bytes
  */
 public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<CollectiveTraffic> collectives,
-    int unmatchedSends, int unmatchedReceives, int mismatchedCollectives) {
+    int unmatchedSends, int unmatchedReceives, int mismatchedCollectives, List<NcclTraffic> nccl) {
   public JobTraffic {
     ranks = List.copyOf(ranks);
     pairs = List.copyOf(pairs);
     collectives = List.copyOf(collectives);
+    nccl = List.copyOf(nccl);
   }
 
   /** One rank: its trace, host, MPI calls, and the messages it sent and received. */
@@ -34,6 +39,12 @@ public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<
 
   /** The collectives of one kind: operations, and the bytes of all ranks' contributions. */
   public record CollectiveTraffic(MpiOp op, long operations, long calls, long bytes) {}
+
+  /**
+   * The NCCL calls of one operation, over all ranks: how many, how many failed, the bytes they
+   * named (NcclCall.bytes: each rank's send buffer), and on how many communicators.
+   */
+  public record NcclTraffic(NcclOp op, long calls, long failed, long bytes, long communicators) {}
 
   public static JobTraffic of(Job job) {
     MessageMatching m = MessageMatching.of(job);
@@ -72,6 +83,27 @@ public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<
     perPair.forEach((k, v) -> pairs.add(new PairTraffic((int) (k >>> 32), (int) (long) k, v[0], v[1], v[2])));
     List<CollectiveTraffic> cols = new ArrayList<>();
     perOp.forEach((op, v) -> cols.add(new CollectiveTraffic(op, v[0], v[1], v[2])));
-    return new JobTraffic(ranks, pairs, cols, m.unmatchedSends(), m.unmatchedReceives(), c.mismatched());
+    return new JobTraffic(ranks, pairs, cols, m.unmatchedSends(), m.unmatchedReceives(), c.mismatched(),
+        nccl(job));
+  }
+
+  private static List<NcclTraffic> nccl(Job job) {
+    Map<NcclOp, long[]> perOp = new TreeMap<>(); // calls, failed, bytes
+    Map<NcclOp, Set<Long>> comms = new TreeMap<>();
+    for (RankTrace t : job.ranks()) {
+      for (NcclEvent e : t.ncclCalls()) {
+        NcclOp op = e.call().getOp();
+        long[] v = perOp.computeIfAbsent(op, k -> new long[3]);
+        v[0]++;
+        v[1] += e.result() != 0 ? 1 : 0;
+        v[2] += e.call().getBytes();
+        if (e.call().getCommId() != 0) {
+          comms.computeIfAbsent(op, k -> new HashSet<>()).add(e.call().getCommId());
+        }
+      }
+    }
+    List<NcclTraffic> out = new ArrayList<>();
+    perOp.forEach((op, v) -> out.add(new NcclTraffic(op, v[0], v[1], v[2], comms.getOrDefault(op, Set.of()).size())));
+    return out;
   }
 }

@@ -16,8 +16,8 @@ import java.util.Optional;
 
 /**
  * One rank of a job: its trace file, the rank (from the launcher's record in the header, else from
- * the trace's MPI_Init) and its MPI calls in issue order (by entry time; a rank's threads
- * interleave).
+ * the trace's MPI_Init), its MPI calls in issue order (by entry time; a rank's threads
+ * interleave) and its NCCL calls in the same order.
  *
  * @param file the trace
  * @param rank the rank in MPI_COMM_WORLD
@@ -25,15 +25,24 @@ import java.util.Optional;
  * @param host the host the rank ran on
  * @param localRank the rank among the job's ranks on its host (-1: not said)
  * @param calls its MPI calls
+ * @param ncclCalls its NCCL calls
  */
-public record RankTrace(Path file, int rank, int worldSize, String host, int localRank, List<MpiEvent> calls) {
+public record RankTrace(Path file, int rank, int worldSize, String host, int localRank, List<MpiEvent> calls,
+    List<NcclEvent> ncclCalls) {
   public RankTrace {
     calls = List.copyOf(calls);
+    ncclCalls = List.copyOf(ncclCalls);
+  }
+
+  /** A rank that made no NCCL call. */
+  public RankTrace(Path file, int rank, int worldSize, String host, int localRank, List<MpiEvent> calls) {
+    this(file, rank, worldSize, host, localRank, calls, List.of());
   }
 
   /** Reads the rank of a trace; a trace that names no rank is refused with its name. */
   public static RankTrace read(Path file) throws IOException, TraceException, JobException {
     List<MpiEvent> calls = new ArrayList<>();
+    List<NcclEvent> nccl = new ArrayList<>();
     TraceHeader header;
     int initRank = -1;
     int initSize = 0;
@@ -42,6 +51,9 @@ public record RankTrace(Path file, int rank, int worldSize, String host, int loc
       while (r.hasNext()) {
         TraceRecord rec = r.next();
         Event e = rec.event();
+        if (e.hasNccl()) {
+          nccl.add(new NcclEvent(rec.pid(), rec.tid(), e.getEntryNs(), e.getDurationNs(), e.getResult(), e.getNccl()));
+        }
         if (!e.hasMpi()) {
           continue;
         }
@@ -53,6 +65,7 @@ public record RankTrace(Path file, int rank, int worldSize, String host, int loc
       }
     }
     calls.sort(Comparator.comparingLong(MpiEvent::entryNs));
+    nccl.sort(Comparator.comparingLong(NcclEvent::entryNs));
     List<MpiEvent> ordered = new ArrayList<>(calls.size());
     for (MpiEvent c : calls) {
       ordered.add(new MpiEvent(ordered.size(), c.pid(), c.tid(), c.entryNs(), c.durationNs(), c.result(), c.call()));
@@ -61,10 +74,10 @@ public record RankTrace(Path file, int rank, int worldSize, String host, int loc
     if (job.isPresent()) {
       JobRank j = job.get();
       return new RankTrace(file, j.getRank(), j.getWorldSize() > 0 ? j.getWorldSize() : initSize,
-          j.getHost().isEmpty() ? header.getHost() : j.getHost(), j.getLocalRank(), ordered);
+          j.getHost().isEmpty() ? header.getHost() : j.getHost(), j.getLocalRank(), ordered, nccl);
     }
     if (initRank >= 0) {
-      return new RankTrace(file, initRank, initSize, header.getHost(), -1, ordered);
+      return new RankTrace(file, initRank, initSize, header.getHost(), -1, ordered, nccl);
     }
     throw new JobException(file + ": not a rank of an MPI job (no rank from a job launcher, no MPI_Init)");
   }

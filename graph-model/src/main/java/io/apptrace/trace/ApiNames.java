@@ -3,6 +3,7 @@ package io.apptrace.trace;
 import io.apptrace.proto.Api;
 import io.apptrace.proto.Event;
 import io.apptrace.proto.MpiOp;
+import io.apptrace.proto.NcclOp;
 
 /**
  * Runtime function names. The Api enum spells the runtime's internal entry points
@@ -60,6 +61,26 @@ public final class ApiNames {
   }
 
   private static final String MPI_PREFIX = "MPI_";
+
+  /**
+   * The NCCL function an {@link NcclOp} records, as NCCL spells it ({@code ncclAllReduce},
+   * {@code ncclCommInitRank}).
+   */
+  public static String nccl(NcclOp op) {
+    String n = op.name();
+    if (!n.startsWith(NCCL_PREFIX)) {
+      return n;
+    }
+    StringBuilder b = new StringBuilder("nccl");
+    for (String word : n.substring(NCCL_PREFIX.length()).split("_")) {
+      if (!word.isEmpty()) {
+        b.append(word.charAt(0)).append(word.substring(1).toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    return b.toString();
+  }
+
+  private static final String NCCL_PREFIX = "NCCL_";
 
   /** The Api value of a function name, or API_OTHER when the runtime has no such function. */
   public static Api forName(String function) {

@@ -63,6 +63,14 @@ class LauncherEnvironmentTest {
   }
 
   @Test
+  void theLaunchersPmiDescriptorIsKeptAndNothingElse() {
+    assertThat(LauncherEnvironment.descriptors(Map.of("PMI_FD", "6", "PMI_RANK", "0"))).containsExactly(6);
+    assertThat(LauncherEnvironment.descriptors(Map.of("PMI_FD", "2"))).as("standard error").isEmpty();
+    assertThat(LauncherEnvironment.descriptors(Map.of("PMI_FD", "x"))).isEmpty();
+    assertThat(LauncherEnvironment.descriptors(Map.of("PMI_PORT", "host:4000"))).isEmpty();
+  }
+
+  @Test
   void aRankThatIsNotANumberIsNamedInTheError() {
     assertThatThrownBy(() -> LauncherEnvironment.rank(Map.of("SLURM_PROCID", "x1"), "h"))
         .isInstanceOf(CaptureException.class).hasMessageContaining("SLURM_PROCID=x1");

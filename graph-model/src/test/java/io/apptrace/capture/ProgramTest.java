@@ -60,4 +60,27 @@ class ProgramTest {
         Redirect.INHERIT)).isInstanceOf(CaptureException.class)
         .hasMessageStartingWith("cannot open " + unreadable + " for the program's output: ");
   }
+
+  /**
+   * MPICH's mpiexec (Hydra) hands each rank its PMI connection as an inherited descriptor named in
+   * PMI_FD: it stays open in the program, and the JVM's other descriptors do not.
+   */
+  @Test
+  void theDescriptorTheLauncherNamesInPmiFdStaysOpenAndNoOther() throws Exception {
+    Path a = Files.writeString(tmp.resolve("a"), "a");
+    Path b = Files.writeString(tmp.resolve("b"), "b");
+    int other = ProcessCalls.INSTANCE.open(a.toString(), 0, 0); // O_RDONLY, not close-on-exec
+    int pmi = ProcessCalls.INSTANCE.open(b.toString(), 0, 0);
+    try {
+      Path out = tmp.resolve("fds.txt");
+      Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "PMI_FD", Integer.toString(pmi));
+      Program p = Spawn.start(List.of("sh", "-c", "readlink /proc/$$/fd/" + pmi + "; test -e /proc/$$/fd/" + other
+          + " && echo other-open; true"), env, Redirect.to(out.toFile()), Redirect.INHERIT);
+      assertThat(p.waitFor(600_000)).contains(ExitStatus.exited(0));
+      assertThat(Files.readString(out)).isEqualTo(b + "\n");
+    } finally {
+      ProcessCalls.INSTANCE.close(other);
+      ProcessCalls.INSTANCE.close(pmi);
+    }
+  }
 }
