@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -17,9 +16,10 @@ import java.util.Map;
  * CUPTI_ACTIVITY_KIND_RUNTIME calls (and _DRIVER where an export has it), the _KERNEL, _MEMCPY
  * and _MEMSET GPU work, _SYNCHRONIZATION and _CUDA_EVENT records, stream kinds from
  * TARGET_INFO_CUDA_STREAM (or the older TARGET_INFO_CUDA_NULL_STREAM), GPUs from TARGET_INFO_GPU,
- * thread and process names, the host name, and NVTX ranges and marks ({@link NsysNvtx}). Names
- * are ids into StringIds. Column sets differ between nsys versions: each is probed, and what a
- * table lacks is a warning, not an error.
+ * thread and process names, the host name, and NVTX ranges and marks. Names are ids into
+ * StringIds. Column sets differ between nsys versions: each is probed, and what a table lacks is a
+ * warning, not an error. This class reads the GPU tables; the calls are {@link NsysCalls}', what
+ * the export says of the system {@link NsysSystem}'s, the NVTX ranges {@link NsysNvtx}'s.
  */
 final class NsysReader {
   static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";
@@ -65,40 +65,26 @@ final class NsysReader {
       }
     }
     strings();
-    system();
-    streams();
-    // the runtime calls, half the rows of a typical export, read on a second thread while this
-    // one reads the GPU tables, and taken from it a batch at a time in a fixed rhythm (the first
-    // batch first, then one every BATCH GPU rows), so that the trace does not depend on timing
-    calls = runtimeCalls();
-    if (calls == null) {
-      calls(RUNTIME, "runtime calls");
-    } else {
-      source.put("runtime calls", 0L);
-    }
+    NsysSystem system = new NsysSystem(db, out, names);
+    system.system();
+    system.streams();
+    calls = new NsysCalls(db, out, names, source);
+    calls.startRuntime();
     if (db.has(DRIVER)) {
       source.put("driver calls", 0L);
     }
     try {
-      if (calls != null) {
-        calls.take();
-      }
+      calls.first();
       kernels();
       memcpys();
       memsets();
       syncs();
       events();
-      if (calls != null) {
-        calls.drain();
-      }
+      calls.drain();
     } finally {
-      if (calls != null) {
-        calls.rows.close();
-      }
+      calls.close();
     }
-    if (db.has(DRIVER)) {
-      calls(DRIVER, "driver calls");
-    }
+    calls.driver();
     NsysNvtx nvtx = new NsysNvtx(db, out, names);
     nvtx.read();
     if (nvtx.ranges > 0) {
@@ -109,99 +95,20 @@ final class NsysReader {
     }
   }
 
-  /** The runtime calls read ahead on a thread of their own, or null (read in turn then). */
-  private CallLane calls;
-
-  /** The calls of a table that names functions by id, as {@link #calls} reads them, read ahead. */
-  private final class CallLane {
-    final PrefetchedRows rows;
-    final Map<Long, String> functions = new HashMap<>();
-    long n;
-    int sinceTake;
-    boolean done;
-
-    CallLane(PrefetchedRows rows) {
-      this.rows = rows;
-    }
-
-    /** Hands the next batch of calls over. */
-    void take() throws SQLException {
-      PrefetchedRows.Rows b = rows.next();
-      if (b == null) {
-        done = true;
-        source.put("runtime calls", n);
-        return;
-      }
-      long[] c = b.cells;
-      for (int at = 0; at < b.size * CALL_COLUMNS; at += CALL_COLUMNS) {
-        n++;
-        call(c[at], c[at + 1], c[at + 2], c[at + 3], function(functions, c[at + 4]), c[at + 5]);
-      }
-      rows.recycle(b);
-    }
-
-    /** Counts a GPU row; every {@link PrefetchedRows#BATCH} of them, a batch of calls. */
-    void tick() throws SQLException {
-      if (!done && ++sinceTake == PrefetchedRows.BATCH) {
-        sinceTake = 0;
-        take();
-      }
-    }
-
-    void drain() throws SQLException {
-      while (!done) {
-        take();
-      }
-    }
-  }
-
-  private static final int CALL_COLUMNS = 6;
+  /** The calls, read ahead while the GPU tables are read. */
+  private NsysCalls calls;
 
   /** A GPU row read: lets the runtime calls read ahead move on. */
   private void tick() throws SQLException {
-    if (calls != null) {
-      calls.tick();
-    }
-  }
-
-  /** The query of a table's calls: start, duration, globalTid, correlation id, name, return value. */
-  private String callQuery(String table, String nameExpr) {
-    String ret = or(column(table, "returnValue"), "0");
-    String corr = or(column(table, "correlationId"), "0");
-    return "SELECT start, end - start, globalTid, " + corr + ", " + nameExpr + ", " + ret + " FROM " + table;
-  }
-
-  private CallLane runtimeCalls() {
-    String name = db.first(RUNTIME, "nameId");
-    if (!db.has(RUNTIME) || name == null) {
-      return null;
-    }
-    String sql = callQuery(RUNTIME, name);
-    SqliteFile own;
-    try {
-      own = db.reopen();
-    } catch (SQLException e) {
-      return null; // read in turn, on this thread's connection
-    }
-    return new CallLane(new PrefetchedRows(own, sql, CALL_COLUMNS));
-  }
-
-  private void call(long start, long duration, long globalTid, long correlation, String fn, long ret) {
-    long pid = pidOf(globalTid);
-    out.call(pid, correlation, pid, tidOf(globalTid), start, duration, fn, ret);
-  }
-
-  /** A function's name by its id, with its version suffix removed once. */
-  private String function(Map<Long, String> functions, long id) throws SQLException {
-    String fn = functions.get(id);
-    if (fn == null) {
-      fn = stripVersion(name(id));
-      functions.put(id, fn);
-    }
-    return fn;
+    calls.tick();
   }
 
   private String column(String table, String... choices) {
+    return column(db, out, table, choices);
+  }
+
+  /** {@code table}'s first column of {@code choices}; null, and a warning, when it has none. */
+  static String column(SqliteFile db, ImportAssembler out, String table, String... choices) {
     String c = db.first(table, choices);
     if (c == null) {
       out.warn("column " + choices[0] + " absent from " + table + ": taken as unknown");
@@ -210,7 +117,7 @@ final class NsysReader {
   }
 
   /** {@code col} or a constant when the table lacks it. */
-  private static String or(String col, String constant) {
+  static String or(String col, String constant) {
     return col != null ? col : constant;
   }
 
@@ -228,185 +135,6 @@ final class NsysReader {
 
   private String name(long id) throws SQLException {
     return names.get(id);
-  }
-
-  /**
-   * The MPI rank the recorded environment names, when the profiled program ran under a job
-   * launcher: the trace is then a rank of a job. Nsight Systems keeps the target process's
-   * environment as strings of NUL-separated {@code NAME=value} entries in StringIds; where the
-   * blocks that name a rank (a launcher's variables, {@link io.apptrace.trace.JobRanks}) all name
-   * the same one, that is the rank.
-   */
-  private void jobRank(String host) throws SQLException {
-    if (!db.has("StringIds", "value")) {
-      return;
-    }
-    java.util.List<java.util.Map<String, String>> blocks = new java.util.ArrayList<>();
-    // text functions stop at a NUL: the block is searched and read as bytes
-    StringBuilder where = new StringBuilder();
-    for (String v : new String[] {"PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "SLURM_PROCID="}) {
-      where.append(where.length() == 0 ? "" : " OR ").append("instr(CAST(value AS BLOB), CAST('").append(v)
-          .append("' AS BLOB)) > 0");
-    }
-    try (ResultSet rs = db.query("SELECT CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0"
-        + " AND (" + where + ")")) {
-      while (rs.next()) {
-        java.util.Map<String, String> env = new java.util.HashMap<>();
-        String block = new String(rs.getBytes(1), java.nio.charset.StandardCharsets.UTF_8);
-        for (String entry : block.split("\u0000")) {
-          int eq = entry.indexOf('=');
-          if (eq > 0 && io.apptrace.trace.JobRanks.reads(entry.substring(0, eq))) {
-            env.putIfAbsent(entry.substring(0, eq), entry.substring(eq + 1));
-          }
-        }
-        blocks.add(env);
-      }
-    }
-    // blocks may name the rank through different launchers' variables (PMI and Slurm): one rank if
-    // they agree on it and on the job's size
-    java.util.List<io.apptrace.proto.JobRank> ranks = new java.util.ArrayList<>();
-    try {
-      for (java.util.Map<String, String> env : blocks) {
-        io.apptrace.trace.JobRanks.of(env, host).ifPresent(ranks::add);
-      }
-    } catch (IllegalArgumentException e) {
-      out.warn("the recorded environment names no usable MPI rank (" + e.getMessage() + ")");
-      return;
-    }
-    if (ranks.isEmpty()) {
-      return;
-    }
-    io.apptrace.proto.JobRank first = ranks.get(0);
-    if (ranks.stream().allMatch(r -> r.getRank() == first.getRank() && r.getWorldSize() == first.getWorldSize())) {
-      out.job(first);
-    } else {
-      out.warn("the recorded environments name different MPI ranks: the trace is not taken as a rank of a job");
-    }
-  }
-
-  /** Host name, GPUs, process and thread names. */
-  private void system() throws SQLException {
-    String host = "";
-    if (db.has("TARGET_INFO_SYSTEM_ENV", "name") && db.has("TARGET_INFO_SYSTEM_ENV", "value")) {
-      try (ResultSet rs = db.query("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1")) {
-        if (rs.next()) {
-          host = rs.getString(1);
-          out.hostname(host);
-        }
-      }
-    }
-    jobRank(host);
-    SourceDevices.nsys(db, out);
-    if (db.has("TARGET_INFO_GPU", "name")) {
-      String id = or(db.first("TARGET_INFO_GPU", "id", "cuDevice"), "-1");
-      String sms = or(db.first("TARGET_INFO_GPU", "smCount"), "NULL");
-      String mem = or(db.first("TARGET_INFO_GPU", "totalMemory"), "NULL");
-      String bus = or(db.first("TARGET_INFO_GPU", "busLocation"), "NULL");
-      String engines = or(db.first("TARGET_INFO_GPU", "asyncEngines"), "NULL");
-      try (ResultSet rs = db.query("SELECT " + id + ", name, " + sms + ", " + mem + ", " + bus + ", " + engines
-          + " FROM TARGET_INFO_GPU ORDER BY 1")) {
-        while (rs.next()) {
-          StringBuilder s = new StringBuilder("GPU ").append(rs.getLong(1)).append(": ").append(rs.getString(2));
-          if (rs.getObject(3) != null) {
-            s.append(", ").append(rs.getLong(3)).append(" SMs");
-          }
-          if (rs.getObject(4) != null) {
-            s.append(String.format(Locale.ROOT, ", %.1f GiB", rs.getLong(4) / (double) (1L << 30)));
-          }
-          if (rs.getObject(6) != null) {
-            s.append(", ").append(rs.getLong(6)).append(" copy engines");
-          }
-          if (rs.getObject(5) != null) {
-            s.append(", bus ").append(rs.getString(5));
-          }
-          out.note(s.toString(), "info");
-        }
-      }
-    }
-    if (db.has("PROCESSES", "pid") && db.has("PROCESSES", "name")) {
-      // only the processes that made CUDA calls: PROCESSES lists the whole machine
-      String calls = db.has(RUNTIME, "globalTid") ? "SELECT DISTINCT (globalTid >> 24) & 16777215 FROM " + RUNTIME
-          : "SELECT NULL";
-      try (ResultSet rs = db.query("SELECT pid, name FROM PROCESSES WHERE pid IN (" + calls + ")")) {
-        while (rs.next()) {
-          out.processName(rs.getLong(1), rs.getString(2));
-        }
-      }
-    }
-    if (db.has("ThreadNames", "globalTid") && db.has("ThreadNames", "nameId")) {
-      try (ResultSet rs = db.query("SELECT globalTid, nameId FROM ThreadNames")) {
-        while (rs.next()) {
-          long g = rs.getLong(1);
-          out.threadName(pidOf(g), tidOf(g), name(rs.getLong(2)));
-        }
-      }
-    }
-  }
-
-  /** Stream kinds: TARGET_INFO_CUDA_STREAM.flag is a CUPTI_ACTIVITY_STREAM_CREATE_FLAG_* value. */
-  private void streams() throws SQLException {
-    boolean any = false;
-    if (db.has("TARGET_INFO_CUDA_STREAM", "flag") && db.has("TARGET_INFO_CUDA_STREAM", "processId")) {
-      try (ResultSet rs = db.query("SELECT processId, streamId, flag FROM TARGET_INFO_CUDA_STREAM")) {
-        while (rs.next()) {
-          any = true;
-          StreamKind k = switch ((int) rs.getLong(3)) {
-            case 3 -> StreamKind.LEGACY; // NULL stream
-            case 2 -> StreamKind.NON_BLOCKING;
-            default -> StreamKind.BLOCKING; // 1 default flags, 0 unknown
-          };
-          out.streamKind(rs.getLong(1), rs.getLong(2), k);
-        }
-      }
-    }
-    if (db.has("TARGET_INFO_CUDA_NULL_STREAM", "processId")) {
-      try (ResultSet rs = db.query("SELECT processId, streamId FROM TARGET_INFO_CUDA_NULL_STREAM")) {
-        while (rs.next()) {
-          any = true;
-          out.streamKind(rs.getLong(1), rs.getLong(2), StreamKind.LEGACY);
-        }
-      }
-    }
-    if (!any) {
-      out.warn("no stream table (TARGET_INFO_CUDA_STREAM): every stream taken as a blocking stream");
-    }
-  }
-
-  private void calls(String table, String what) throws SQLException {
-    if (!db.has(table)) {
-      source.put(what, 0L);
-      return;
-    }
-    String name = db.first(table, "nameId");
-    String nameExpr = name != null ? name : or(db.first(table, "name"), "''");
-    long n = 0;
-    // the function names of the calls, by name id, with their version suffix removed once
-    Map<Long, String> functions = new HashMap<>();
-    try (ResultSet rs = db.query(callQuery(table, nameExpr))) {
-      while (rs.next()) {
-        n++;
-        String fn = name != null ? function(functions, rs.getLong(5)) : stripVersion(String.valueOf(rs.getString(5)));
-        call(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), fn, rs.getLong(6));
-      }
-    }
-    source.put(what, n);
-  }
-
-  /**
-   * The function's name without the CUPTI callback-version suffix nsys adds ("cudaMemcpy_v3020",
-   * "cudaLaunchKernel_v7000"); "cudaStreamGetCaptureInfo_v2" is a real name and keeps its suffix.
-   */
-  static String stripVersion(String fn) {
-    int u = fn.lastIndexOf("_v");
-    if (u > 0 && fn.length() - u - 2 >= 4) {
-      for (int i = u + 2; i < fn.length(); i++) {
-        if (!Character.isDigit(fn.charAt(i))) {
-          return fn;
-        }
-      }
-      return fn.substring(0, u);
-    }
-    return fn;
   }
 
   /** The pid of a GPU record: globalPid when the table has it. */

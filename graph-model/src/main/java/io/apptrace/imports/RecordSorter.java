@@ -1,17 +1,8 @@
 package io.apptrace.imports;
 
 import java.io.Closeable;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.LongBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,10 +11,10 @@ import java.util.concurrent.Future;
 /**
  * Sorts fixed-width records of longs by their first {@code keys} fields (signed, ascending), in
  * bounded memory: records collect in a chunk; a full chunk is sorted and written to a temporary
- * file (a run); {@link #sorted()} merges the runs. A sorter that never filled a chunk never
- * touches the disk. Ties keep the order records were added in only if a key field says so (give
- * every record a sequence number as its last key). A full chunk is sorted and written on another
- * thread while the next one fills, so the caller's work and the sorting use two cores.
+ * file (a run, {@link SortedRuns}); {@link #sorted()} merges the runs. A sorter that never filled a
+ * chunk never touches the disk. Ties keep the order records were added in only if a key field says
+ * so (give every record a sequence number as its last key). A full chunk is sorted and written on
+ * another thread while the next one fills, so the caller's work and the sorting use two cores.
  */
 final class RecordSorter implements Closeable {
   /** Records per chunk by default: 32 Ki records of 32 longs is 8 MiB. */
@@ -31,15 +22,11 @@ final class RecordSorter implements Closeable {
 
   private final int width;
   private final int keys;
-  private final Path tmpDir;
   private final int chunkRecords;
   private long[] chunk;
   private int count;
   private long total;
-  private final List<Path> runs = new ArrayList<>();
-  /** Runs kept before they are merged into one (each is read through a buffer of its own). */
-  static final int MAX_RUNS = 256;
-  private ByteBuffer writeBuf;
+  private final SortedRuns runs;
   private boolean finished;
   /** The spill being sorted and written on another thread, if any. */
   private Future<?> pending;
@@ -64,7 +51,7 @@ final class RecordSorter implements Closeable {
     }
     this.width = width;
     this.keys = keys;
-    this.tmpDir = tmpDir;
+    this.runs = new SortedRuns(width, keys, tmpDir);
     this.chunkRecords = chunkRecords;
     this.chunk = new long[Math.min(chunkRecords, 1024) * width];
   }
@@ -103,32 +90,28 @@ final class RecordSorter implements Closeable {
       return new MemoryCursor(chunk, order, width);
     }
     if (count > 0) {
-      writeRun(newRun(), chunk, order);
+      runs.write(runs.newRun(), chunk, order);
     }
     chunk = null;
     spare = null;
-    List<RunCursor> cursors = new ArrayList<>();
-    for (Path p : runs) {
-      cursors.add(new RunCursor(p, width));
-    }
-    return new MergeCursor(cursors, keys, width);
+    return runs.merged();
   }
 
   /** Hands the full chunk to another thread to sort and write, and starts a fresh one. */
   private void spill() {
     awaitSpill();
-    if (runs.size() >= MAX_RUNS) {
-      compact();
+    if (runs.full()) {
+      runs.compact();
     }
     long[] full = chunk;
     int n = count;
-    Path p = newRun();
+    Path p = runs.newRun();
     long[] next = spare;
     spare = null;
     chunk = next != null && next.length == chunkRecords * width ? next : new long[chunkRecords * width];
     count = 0;
     pending = SPILLS.submit(() -> {
-      writeRun(p, full, order(full, n));
+      runs.write(p, full, order(full, n));
       spare = full;
     });
   }
@@ -207,83 +190,6 @@ final class RecordSorter implements Closeable {
     return 0;
   }
 
-  /** A new, empty run file, in the runs' order. */
-  private Path newRun() {
-    try {
-      Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
-      runs.add(p);
-      return p;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Writes a chunk's records in the given order to a run (on the spilling thread, or the caller's). */
-  private void writeRun(Path p, long[] data, int[] order) {
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-      ByteBuffer buf = writeBuffer();
-      LongBuffer longs = buf.asLongBuffer();
-      for (int i : order) {
-        if (longs.remaining() < width) {
-          flush(ch, buf, longs);
-        }
-        longs.put(data, i * width, width);
-      }
-      flush(ch, buf, longs);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Merges every run into one, so that the final merge reads at most {@link #MAX_RUNS} runs, each
-   * with a buffer of its own, whatever the number of records: memory does not grow with the file.
-   */
-  private void compact() {
-    try {
-      Path p = Files.createTempFile(tmpDir, "apptrace-import-", ".run");
-      List<RunCursor> cursors = new ArrayList<>();
-      for (Path r : runs) {
-        cursors.add(new RunCursor(r, width));
-      }
-      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE);
-          MergeCursor m = new MergeCursor(cursors, keys, width)) {
-        ByteBuffer buf = writeBuffer();
-        LongBuffer longs = buf.asLongBuffer();
-        while (m.next()) {
-          if (longs.remaining() < width) {
-            flush(ch, buf, longs);
-          }
-          for (int i = 0; i < width; i++) {
-            longs.put(m.get(i));
-          }
-        }
-        flush(ch, buf, longs);
-      }
-      close();
-      runs.add(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write a temporary file in " + tmpDir + ": " + e.getMessage(), e);
-    }
-  }
-
-  private ByteBuffer writeBuffer() {
-    if (writeBuf == null) {
-      writeBuf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
-    }
-    writeBuf.clear();
-    return writeBuf;
-  }
-
-  private static void flush(FileChannel ch, ByteBuffer buf, LongBuffer longs) throws IOException {
-    buf.position(0).limit(longs.position() * Long.BYTES);
-    while (buf.hasRemaining()) {
-      ch.write(buf);
-    }
-    buf.clear();
-    longs.clear();
-  }
-
   @Override
   public void close() {
     try {
@@ -291,14 +197,7 @@ final class RecordSorter implements Closeable {
     } catch (RuntimeException e) {
       // the runs are deleted all the same
     }
-    for (Path p : runs) {
-      try {
-        Files.deleteIfExists(p);
-      } catch (IOException ignored) {
-        // a temporary file left behind is harmless
-      }
-    }
-    runs.clear();
+    runs.close();
   }
 
   /** Records in order, one at a time. */
@@ -342,149 +241,5 @@ final class RecordSorter implements Closeable {
 
     @Override
     public void close() {}
-  }
-
-  /** One run on disk, read a buffer at a time. */
-  private static final class RunCursor implements Cursor {
-    private final FileChannel ch;
-    private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 15).order(ByteOrder.nativeOrder());
-    private LongBuffer longs;
-    private final long[] current;
-    private final int width;
-
-    RunCursor(Path p, int width) {
-      this.width = width;
-      this.current = new long[width];
-      try {
-        ch = FileChannel.open(p, StandardOpenOption.READ);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read back a temporary file " + p + ": " + e.getMessage(), e);
-      }
-      longs = buf.asLongBuffer().limit(0);
-    }
-
-    @Override
-    public boolean next() {
-      if (longs.remaining() < width) {
-        try {
-          int keep = longs.remaining();
-          long[] rest = new long[keep];
-          longs.get(rest);
-          buf.clear();
-          buf.asLongBuffer().put(rest);
-          buf.position(keep * Long.BYTES);
-          while (buf.hasRemaining() && ch.read(buf) > 0) {
-            // fill the buffer
-          }
-          int whole = buf.position() / Long.BYTES;
-          longs = buf.position(0).asLongBuffer().limit(whole);
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot read back a temporary file: " + e.getMessage(), e);
-        }
-        if (longs.remaining() < width) {
-          return false;
-        }
-      }
-      longs.get(current);
-      return true;
-    }
-
-    @Override
-    public long get(int i) {
-      return current[i];
-    }
-
-    @Override
-    public void close() {
-      try {
-        ch.close();
-      } catch (IOException ignored) {
-        // read-only
-      }
-    }
-  }
-
-  /** The runs merged: a binary heap of cursors by their current record. */
-  private static final class MergeCursor implements Cursor {
-    private final RunCursor[] heap;
-    private int n;
-    private final int keys;
-    private RunCursor current;
-    private boolean started;
-
-    MergeCursor(List<RunCursor> runs, int keys, int width) {
-      this.keys = keys;
-      heap = new RunCursor[runs.size()];
-      for (RunCursor r : runs) {
-        if (r.next()) {
-          heap[n++] = r;
-        } else {
-          r.close();
-        }
-      }
-      for (int i = n / 2 - 1; i >= 0; i--) {
-        down(i);
-      }
-    }
-
-    @Override
-    public boolean next() {
-      if (started && current != null) {
-        if (current.next()) {
-          heap[0] = current;
-          down(0);
-        } else {
-          current.close();
-          heap[0] = heap[--n];
-          heap[n] = null;
-          if (n > 0) {
-            down(0);
-          }
-        }
-      }
-      started = true;
-      current = n > 0 ? heap[0] : null;
-      return current != null;
-    }
-
-    private int cmp(RunCursor a, RunCursor b) {
-      for (int k = 0; k < keys; k++) {
-        int c = Long.compare(a.current[k], b.current[k]);
-        if (c != 0) {
-          return c;
-        }
-      }
-      return 0;
-    }
-
-    private void down(int i) {
-      while (true) {
-        int l = 2 * i + 1;
-        if (l >= n) {
-          return;
-        }
-        int m = l + 1 < n && cmp(heap[l + 1], heap[l]) < 0 ? l + 1 : l;
-        if (cmp(heap[m], heap[i]) >= 0) {
-          return;
-        }
-        RunCursor t = heap[m];
-        heap[m] = heap[i];
-        heap[i] = t;
-        i = m;
-      }
-    }
-
-    @Override
-    public long get(int i) {
-      return current.current[i];
-    }
-
-    @Override
-    public void close() {
-      for (int i = 0; i < n; i++) {
-        heap[i].close();
-      }
-      n = 0;
-    }
   }
 }

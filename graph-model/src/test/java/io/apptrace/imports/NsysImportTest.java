@@ -210,11 +210,11 @@ class NsysImportTest {
 
   @Test
   void versionSuffixesAreStrippedButRealNamesKept() {
-    assertThat(NsysReader.stripVersion("cudaMemcpy_v3020")).isEqualTo("cudaMemcpy");
-    assertThat(NsysReader.stripVersion("cudaLaunchKernel_v7000")).isEqualTo("cudaLaunchKernel");
-    assertThat(NsysReader.stripVersion("cudaStreamGetCaptureInfo_v2")).isEqualTo("cudaStreamGetCaptureInfo_v2");
-    assertThat(NsysReader.stripVersion("cudaStreamGetCaptureInfo_v2_v11030")).isEqualTo("cudaStreamGetCaptureInfo_v2");
-    assertThat(NsysReader.stripVersion("cuModuleGetLoadingMode")).isEqualTo("cuModuleGetLoadingMode");
+    assertThat(NsysCalls.stripVersion("cudaMemcpy_v3020")).isEqualTo("cudaMemcpy");
+    assertThat(NsysCalls.stripVersion("cudaLaunchKernel_v7000")).isEqualTo("cudaLaunchKernel");
+    assertThat(NsysCalls.stripVersion("cudaStreamGetCaptureInfo_v2")).isEqualTo("cudaStreamGetCaptureInfo_v2");
+    assertThat(NsysCalls.stripVersion("cudaStreamGetCaptureInfo_v2_v11030")).isEqualTo("cudaStreamGetCaptureInfo_v2");
+    assertThat(NsysCalls.stripVersion("cuModuleGetLoadingMode")).isEqualTo("cuModuleGetLoadingMode");
   }
 
   @Test

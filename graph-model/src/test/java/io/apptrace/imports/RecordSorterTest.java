@@ -62,7 +62,7 @@ class RecordSorterTest {
   @Test
   void moreRunsThanAreKeptAtOnceAreMergedAndComeBackSorted() throws IOException {
     // 5,000 records in chunks of 4: 1,250 runs, far beyond MAX_RUNS, so runs are merged as they come
-    assertThat(5000 / 4).isGreaterThan(RecordSorter.MAX_RUNS * 4);
+    assertThat(5000 / 4).isGreaterThan(SortedRuns.MAX_RUNS * 4);
     roundTrip(5000, 4);
   }
 }

@@ -65,9 +65,9 @@ final class PageFaultMigration {
     }
     double granularity = node.measured().migrationGranularity();
     double faults = Math.max(1, Math.ceil(bytes / granularity));
-    double bw = TransferModel.routeBandwidth(route, Math.min(bytes, granularity), access, along);
+    double bw = RouteBandwidth.of(route, Math.min(bytes, granularity), access, along);
     double seconds = faults * latency.getAsDouble() + bytes / bw;
-    Node.Link bound = TransferModel.bounding(route, Math.min(bytes, granularity), access, along);
+    Node.Link bound = RouteBandwidth.bounding(route, Math.min(bytes, granularity), access, along);
     // the faults happen on the GPU: the same figure in both views
     TransferModel.Latency lat = new TransferModel.Latency(latency.getAsDouble(), "measured page-fault latency on "
         + node.name(), true, null, latency.getAsDouble(), Timing.GPU, Optional.empty());

@@ -10,12 +10,14 @@ import io.apptrace.node.Units;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
 
 /**
  * What a transfer costs on a node (docs/COST-MODEL.md): the time of every transfer kind between any
  * two memories, on the GPU and as the call around it sees it, with the link that bounds it and the
- * two baselines of docs/COST-MODEL.md beside it.
+ * two baselines of docs/COST-MODEL.md beside it. Each way a transfer goes is priced here or by the
+ * class of its rule: {@link StagedPeerCopy} (GPU to GPU without peer access), {@link
+ * PageFaultMigration}, {@link PageableStaging}, {@link DeviceCopy}, {@link MeasuredCurve}; a
+ * route's bandwidth is {@link RouteBandwidth}'s.
  */
 public final class TransferModel {
   /** Whether measured bandwidth curves may replace the datasheet equations. */
@@ -52,11 +54,15 @@ public final class TransferModel {
   private final Node node;
   private final Topology topology;
   private final FixedCosts fixed;
+  private final MeasuredCurve curves;
+  private final StagedPeerCopy staged;
 
   public TransferModel(Node node) throws NodeFileException {
     this.node = node;
     this.topology = Topology.of(node);
     this.fixed = new FixedCosts(node);
+    this.curves = new MeasuredCurve(node);
+    this.staged = new StagedPeerCopy(this);
   }
 
   public Node node() {
@@ -120,7 +126,7 @@ public final class TransferModel {
         if (kind == TransferKind.PEER && topology.peerAccess(src.id(), dst.id()) && src != dst) {
           yield peer(bytes, src, dst);
         }
-        TransferEstimate staged = staged(bytes, src, dst, where.numa() >= 0 ? numa(where, src)
+        TransferEstimate staged = this.staged.estimate(bytes, src, dst, where.numa() >= 0 ? numa(where, src)
             : topology.localNuma(src.id()));
         if (kind == TransferKind.PEER) {
           List<String> notes = new ArrayList<>(staged.notes());
@@ -150,39 +156,6 @@ public final class TransferModel {
   }
 
   /**
-   * The effective bandwidth of a route for data moving along it ({@code along}: from its first
-   * vertex to its last) or back: the least of its links' (Abdelhafez et al. 2019, eq. 2 per link).
-   */
-  static double routeBandwidth(Topology.Route r, double n, LinkCost.Access access, boolean along) {
-    double bw = Double.POSITIVE_INFINITY;
-    for (int k = 0; k < r.links().size(); k++) {
-      bw = Math.min(bw, LinkCost.effectiveBandwidth(r.links().get(k), n, access, r.fromA(k, along)));
-    }
-    return bw;
-  }
-
-  /** The route's slowest link for a transfer of n bytes (the link that bounds it). */
-  static Node.Link bounding(Topology.Route r, double n, LinkCost.Access access, boolean along) {
-    Node.Link worst = null;
-    double least = Double.POSITIVE_INFINITY;
-    for (int k = 0; k < r.links().size(); k++) {
-      double bw = LinkCost.effectiveBandwidth(r.links().get(k), n, access, r.fromA(k, along));
-      if (bw < least) {
-        least = bw;
-        worst = r.links().get(k);
-      }
-    }
-    return worst;
-  }
-
-  /** The two views of a transfer: its data part on the GPU and in the call, each added to its L+o. */
-  private record Views(double gpu, double call) {
-    static Views same(Latency lat, double data) {
-      return new Views(lat.seconds() + data, lat.callSeconds() + data);
-    }
-  }
-
-  /**
    * The CPU's part of a pageable copy around its DMAs (docs/REPLAY.md, "Copies"): the first chunk it
    * stages before the first DMA (host to device) and the last it copies out after the last DMA
    * (device to host); empty for other kinds, for a node without a measured memcpy bandwidth of
@@ -207,11 +180,18 @@ public final class TransferModel {
     if (route.isEmpty()) {
       return Optional.empty();
     }
-    boolean h2d = kind == TransferKind.PAGEABLE_H2D;
+    return Optional.of(staging(route.get(), bytes, kind == TransferKind.PAGEABLE_H2D, memcpy));
+  }
+
+  /**
+   * The staging pipeline of a pageable copy of {@code n} bytes over {@code route} with the CPU's
+   * memcpy bandwidth {@code memcpy} ({@link PageableStaging}): the DMA of a chunk at the route's
+   * effective bandwidth for one chunk.
+   */
+  private PageableStaging staging(Topology.Route route, double n, boolean h2d, double memcpy) {
     double chunk = node.measured().stagingChunkBytes();
-    double dma = routeBandwidth(route.get(), Math.min(bytes, chunk), h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE,
-        h2d);
-    return Optional.of(PageableStaging.of(bytes, chunk, h2d, memcpy, dma));
+    double dma = RouteBandwidth.of(route, Math.min(n, chunk), h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE, h2d);
+    return PageableStaging.of(n, chunk, h2d, memcpy, dma);
   }
 
   private TransferEstimate hostTransfer(TransferKind kind, long bytes, Node.Gpu gpu, int numa, Setting setting)
@@ -222,55 +202,39 @@ public final class TransferModel {
     LinkCost.Access access = h2d ? LinkCost.Access.READ : LinkCost.Access.WRITE;
     Latency lat = latency(kind);
     double n = bytes;
-    double bwEff = routeBandwidth(route, n, access, h2d);
-    Node.Link bound = bounding(route, n, access, h2d);
+    double bwEff = RouteBandwidth.of(route, n, access, h2d);
+    Node.Link bound = RouteBandwidth.bounding(route, n, access, h2d);
     List<String> notes = new ArrayList<>();
-    Views views;
+    TransferTimes views;
     String method;
     boolean pageable = kind == TransferKind.PAGEABLE_H2D || kind == TransferKind.PAGEABLE_D2H;
     if (pageable) {
       Node.Cpu cpu = node.cpuOfNuma(numa).orElseThrow();
       Double memcpy = node.measured().memcpyBandwidth().get(cpu.id());
       if (memcpy != null) {
-        double chunk = node.measured().stagingChunkBytes();
-        double dma = routeBandwidth(route, Math.min(n, chunk), access, h2d);
-        PageableStaging p = PageableStaging.of(n, chunk, h2d, memcpy, dma);
-        views = new Views(lat.seconds() + p.gpuSeconds(), lat.callSeconds() + p.callSeconds());
-        method = "pageable: staged through pinned buffers of " + Units.size((long) chunk) + ", " + cpu.id()
+        PageableStaging p = staging(route, n, h2d, memcpy);
+        views = new TransferTimes(lat.seconds() + p.gpuSeconds(), lat.callSeconds() + p.callSeconds());
+        method = "pageable: staged through pinned buffers of " + Units.size((long) node.measured().stagingChunkBytes())
+            + ", " + cpu.id()
             + "'s memcpy at " + Units.bandwidth(memcpy) + " pipelined with the DMA (Pearson 2018, sec. 4.2.1)";
       } else {
         // Abdelhafez et al. 2019, eq. 9: T = L + o + 2n / Memory_BW + n / BW_eff (staged through a pinned buffer)
-        views = Views.same(lat, 2 * n / cpu.memoryBandwidth() + n / bwEff);
+        views = TransferTimes.same(lat, 2 * n / cpu.memoryBandwidth() + n / bwEff);
         method = "Abdelhafez et al. 2019, eq. 9 (pageable: staged through pinned memory)";
         notes.add(node.name() + "'s " + cpu.id() + " has no memcpy_bandwidth: the staging copy is taken at the"
             + " memory's bandwidth, before the DMA (measure it with 'apptrace calibrate')");
       }
     } else {
       // Abdelhafez et al. 2019, eq. 10: T = L + o + n / BW_eff
-      views = Views.same(lat, n / bwEff);
+      views = TransferTimes.same(lat, n / bwEff);
       method = "Abdelhafez et al. 2019, eq. 10";
     }
     Curve curve = setting == Setting.MEASURED ? node.measured().curves().get(kind) : null;
     if (curve != null) {
-      Views measured = curveViews(curve, n, lat);
-      OptionalDouble rescale = curveRescale(route, n, access, h2d);
-      if (rescale.isPresent()) {
-        double s = rescale.getAsDouble();
-        measured = new Views(lat.seconds() + (measured.gpu() - lat.seconds()) * s,
-            lat.callSeconds() + (measured.call() - lat.callSeconds()) * s);
-        notes.add(String.format(java.util.Locale.ROOT, "measured curve rescaled: its route's links were changed by"
-            + " --set (%s), so its data time is scaled by the datasheet estimates' ratio after/before, %.3f",
-            changedLinks(route), s));
-      }
       boolean local = numa == topology.localNuma(gpu.id());
-      if (local || measured.gpu() >= views.gpu()) {
-        views = local ? measured : new Views(Math.max(measured.gpu(), views.gpu()), Math.max(measured.call(),
-            views.call()));
-        method = "measured curve (" + curve.points() + " points" + (local ? "" : ", bounded below by the model"
-            + " for this remote route") + ")";
-      } else {
-        method += "; the measured curve (local route) is faster than this remote route allows";
-      }
+      MeasuredCurve.Price price = curves.price(curve, route, n, access, h2d, lat, local, views, method, notes);
+      views = price.times();
+      method = price.method();
     }
     if (!lat.measured()) {
       notes.add("no measured L+o for " + kind.key() + ": the time counts no fixed overhead");
@@ -280,59 +244,9 @@ public final class TransferModel {
         + ")", TransferPath.HOST, List.of(new TransferLeg(route, h2d, access)), numa, route.remote(), lat, method, base.peakBw(), base.backOfEnvelope(), notes);
   }
 
-  /**
-   * For a measured curve used on {@code route}: when a what-if changed links of the route since the
-   * curve was measured ({@link Node.Measured#curveLinks}), the ratio of the route's datasheet data
-   * time after the change to before it (the curve keeps what the measurement knows beyond the
-   * datasheet, scaled by what the change does to it); empty when no link of the route changed.
-   */
-  private OptionalDouble curveRescale(Topology.Route route, double n, LinkCost.Access access, boolean along) {
-    List<Node.Link> before = node.measured().curveLinks();
-    if (before.isEmpty()) {
-      return OptionalDouble.empty();
-    }
-    List<Node.Link> was = new ArrayList<>();
-    boolean changed = false;
-    for (Node.Link l : route.links()) {
-      Node.Link old = before.stream().filter(b -> b.id().equals(l.id())).findFirst().orElse(l);
-      changed |= !old.equals(l);
-      was.add(old);
-    }
-    if (!changed) {
-      return OptionalDouble.empty();
-    }
-    double bwBefore = routeBandwidth(new Topology.Route(route.vertices(), was), n, access, along);
-    double bwAfter = routeBandwidth(route, n, access, along);
-    return OptionalDouble.of(bwBefore / bwAfter);
-  }
-
-  /** The ids of {@code route}'s links that differ from those the curves were measured over. */
-  private String changedLinks(Topology.Route route) {
-    List<String> ids = new ArrayList<>();
-    for (Node.Link l : route.links()) {
-      if (node.measured().curveLinks().stream().noneMatch(b -> b.equals(l))) {
-        ids.add(l.id());
-      }
-    }
-    return String.join(", ", ids);
-  }
-
-  /**
-   * A measured curve's time at {@code n} in both views: the curve is timed as its node file's
-   * {@code timed} says; the other view differs from it by the difference of the two L+o.
-   */
-  private Views curveViews(Curve curve, double n, Latency lat) {
-    double t = curve.seconds(n);
-    double shift = lat.callSeconds() - lat.seconds();
-    if (node.measured().timed().orElse(Timing.GPU).includesCall()) {
-      return new Views(Math.max(t - shift, lat.seconds()), t);
-    }
-    return new Views(t, t + shift);
-  }
-
   private TransferEstimate deviceToDevice(long bytes, Node.Gpu gpu) {
     Latency lat = latency(TransferKind.D2D);
-    Views views = Views.same(lat, DeviceCopy.dataSeconds(bytes, gpu.memoryBandwidth()));
+    TransferTimes views = TransferTimes.same(lat, DeviceCopy.dataSeconds(bytes, gpu.memoryBandwidth()));
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for d2d: the time counts no fixed overhead");
@@ -350,10 +264,10 @@ public final class TransferModel {
     Topology.Route route = topology.route(src.id(), dst.id()).orElseThrow(() -> new NodeFileException(
         node.name() + ": no route between " + src.id() + " and " + dst.id()));
     Latency lat = latency(TransferKind.PEER);
-    double bw = routeBandwidth(route, bytes, LinkCost.Access.WRITE, true);
-    Node.Link bound = bounding(route, bytes, LinkCost.Access.WRITE, true);
+    double bw = RouteBandwidth.of(route, bytes, LinkCost.Access.WRITE, true);
+    Node.Link bound = RouteBandwidth.bounding(route, bytes, LinkCost.Access.WRITE, true);
     // Abdelhafez et al. 2019, sec. IV-C: peer copies use the direct NVLink or PCIe path's model (eq. 10, device writes)
-    Views views = Views.same(lat, bytes / bw);
+    TransferTimes views = TransferTimes.same(lat, bytes / bw);
     List<String> notes = new ArrayList<>();
     if (!lat.measured()) {
       notes.add("no measured L+o for peer: the time counts no fixed overhead");
@@ -366,63 +280,11 @@ public final class TransferModel {
   }
 
   /**
-   * A GPU-to-GPU copy without peer access: staged through host memory on NUMA node {@code numa}
-   * (by default the source GPU's local one), a device-to-host then a host-to-device pinned transfer
-   * (Pearson 2018, sec. 2.4.4). <b>Choice</b>: the driver moves the data in chunks through its staging
-   * buffers, so the two halves overlap and the slower one sets the pace: {@code T = L+o + n /
-   * min(BW_down, BW_up, Memory_BW / 2)} (the measured staged copies of Pearson's thesis data run at
-   * about the slower half's bandwidth, not at half of it). The staging node's memory is written by
-   * one half and read by the other, so the two share it: each byte crosses it twice. The fixed
-   * overhead is the measured staged L+o when there is one, else the two pinned L+o's.
-   */
-  private TransferEstimate staged(long bytes, Node.Gpu src, Node.Gpu dst, int numa) throws NodeFileException {
-    Topology.Route down = topology.hostRoute(numa, src.id()).orElseThrow(() -> new NodeFileException(
-        node.name() + ": no route between NUMA node " + numa + " and " + src.id()));
-    Topology.Route up = topology.hostRoute(numa, dst.id()).orElseThrow(() -> new NodeFileException(
-        node.name() + ": no route between NUMA node " + numa + " and " + dst.id()));
-    Latency lat = stagedLatency();
-    double bwDown = routeBandwidth(down, bytes, LinkCost.Access.WRITE, false);
-    double bwUp = routeBandwidth(up, bytes, LinkCost.Access.READ, true);
-    double memory = node.cpuOfNuma(numa).orElseThrow().memoryBandwidth() / 2;
-    double pace = Math.min(Math.min(bwDown, bwUp), memory);
-    Views views = Views.same(lat, bytes / pace);
-    String bound = pace == memory ? "NUMA node " + numa + " memory (" + Units.bandwidth(memory * 2) + ", crossed twice)"
-        : bwDown <= bwUp ? describe(bounding(down, bytes, LinkCost.Access.WRITE, false))
-        : describe(bounding(up, bytes, LinkCost.Access.READ, true));
-    List<String> notes = new ArrayList<>();
-    if (!lat.measured()) {
-      notes.add("no measured L+o for staged copies: the time counts no fixed overhead");
-    }
-    Baselines base = Baselines.of(lat.seconds(), bytes, List.of(Math.min(down.bottleneck().bandwidth(),
-        up.bottleneck().bandwidth())));
-    return new TransferEstimate(TransferKind.STAGED_P2P.key(), bytes, views.gpu(), views.call(), bound,
-        TransferPath.STAGED, List.of(new TransferLeg(down, false, LinkCost.Access.WRITE), new TransferLeg(up, true,
-            LinkCost.Access.READ)), numa, down.remote() || up.remote(), lat, "staged: Abdelhafez et al. 2019, eq. 10 at the slower of the two halves,"
-            + " pipelined", base.peakBw(), base.backOfEnvelope(), notes);
-  }
-
-  private static String describe(Node.Link l) {
-    return l.id() + " (" + l.describe() + ")";
-  }
-
-  /**
    * The fixed overhead a transfer of {@code kind} pays: its L+o ({@link #latency}), for a staged
    * GPU-to-GPU copy without a measurement of its own the sum of its two pinned halves'.
    */
   public Latency fixedCost(TransferKind kind) {
-    return kind == TransferKind.STAGED_P2P ? stagedLatency() : latency(kind);
-  }
-
-  /** The staged L+o: measured, else the two pinned halves' (in each view, the sum of theirs). */
-  private Latency stagedLatency() {
-    Latency own = latency(TransferKind.STAGED_P2P);
-    if (own.of() == TransferKind.STAGED_P2P) {
-      return own;
-    }
-    Latency d = latency(TransferKind.PINNED_D2H);
-    Latency h = latency(TransferKind.PINNED_H2D);
-    return new Latency(d.seconds() + h.seconds(), "pinned_d2h + pinned_h2d: " + d.source() + "; " + h.source(),
-        d.measured() && h.measured(), d.of(), d.callSeconds() + h.callSeconds(), d.timed(), d.conversion());
+    return kind == TransferKind.STAGED_P2P ? staged.latency() : latency(kind);
   }
 
   /**

@@ -41,7 +41,7 @@ public final class ClusterLoader {
       throw new NodeFileException(problem.get());
     }
     try {
-      if (Files.size(file) > YamlMap.MAX_CODE_POINTS) {
+      if (Files.size(file) > BoundedYaml.MAX_CODE_POINTS) {
         throw new NodeFileException(file + ": larger than 128 KiB; no cluster file is");
       }
       return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));

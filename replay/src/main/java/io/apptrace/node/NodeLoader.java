@@ -130,7 +130,7 @@ public final class NodeLoader {
       return Optional.empty();
     }
     String file = name + ".yaml";
-    MappingNode root = YamlMap.compose(file, text.get());
+    MappingNode root = BoundedYaml.compose(file, text.get());
     String named = NodeOverrides.nodeName(file, root); // as the file says, before any --set name=
     if (!named.equals(name)) {
       throw new NodeFileException(file + ": name: the bundled file says '" + named
@@ -193,7 +193,7 @@ public final class NodeLoader {
       throw new NodeFileException(unreadable.get());
     }
     try {
-      if (Files.size(file) > YamlMap.MAX_CODE_POINTS) {
+      if (Files.size(file) > BoundedYaml.MAX_CODE_POINTS) {
         throw new NodeFileException(file + ": larger than 128 KiB; no node file is");
       }
       return Files.readString(file, StandardCharsets.UTF_8);
@@ -216,7 +216,7 @@ public final class NodeLoader {
     if (overrides.isEmpty()) {
       return parse(file, text, source);
     }
-    return withOverrides(file, YamlMap.compose(file, text), source, overrides);
+    return withOverrides(file, BoundedYaml.compose(file, text), source, overrides);
   }
 
   private static Node withOverrides(String file, MappingNode root, String source, List<NodeOverride> overrides)

@@ -132,7 +132,7 @@ final class NodeOverrides {
       throw new NodeOverrideException(label + ": no PATH before '='; write it PATH=VALUE, like --set"
           + " gpus.gpu0.copy_engines=2");
     }
-    Optional<Mark> mark = Optional.of(YamlMap.mark(label));
+    Optional<Mark> mark = Optional.of(BoundedYaml.mark(label));
     Place place = ROOT;
     Node at = root;
     String rest = path;
@@ -151,7 +151,7 @@ final class NodeOverrides {
           remove(m, exclude);
         }
         if (dot < 0) {
-          put(m, key, YamlMap.composeValue(label, o.value()), mark);
+          put(m, key, BoundedYaml.composeValue(label, o.value()), mark);
           return;
         }
         rest = rest.substring(dot + 1);
@@ -196,7 +196,7 @@ final class NodeOverrides {
               + " (it has " + (has.isEmpty() ? "none" : String.join(", ", has)) + ")");
         }
         if (rest.equals(id)) {
-          seq.getValue().set(found, YamlMap.composeValue(label, o.value()));
+          seq.getValue().set(found, BoundedYaml.composeValue(label, o.value()));
           return;
         }
         MappingNode item = copy((MappingNode) seq.getValue().get(found));

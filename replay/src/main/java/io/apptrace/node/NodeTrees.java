@@ -25,7 +25,7 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 
 /**
  * The bundled node files composed at build time: each {@code NAME.yaml} of the bundled folder is
- * composed (and checked) by {@link YamlMap#compose} and its node tree written beside it as {@code
+ * composed (and checked) by {@link BoundedYaml#compose} and its node tree written beside it as {@code
  * NAME.tree}, which {@link NodeLoader#bundled} reads back instead of parsing the YAML. The tree
  * holds what the reading needs (tags, values, scalar styles, the line and column of every node)
  * and goes through the same {@code NodeLoader} reading as the YAML; it only spares the cold
@@ -55,7 +55,7 @@ public final class NodeTrees {
       for (Path yaml : files.filter(p -> p.getFileName().toString().endsWith(".yaml")).sorted().toList()) {
         String name = yaml.getFileName().toString();
         String text = Files.readString(yaml, StandardCharsets.UTF_8);
-        MappingNode root = YamlMap.compose(name, text);
+        MappingNode root = BoundedYaml.compose(name, text);
         Files.write(dir.resolve(name.substring(0, name.length() - ".yaml".length()) + ".tree"), encode(text, root));
       }
     }

@@ -37,13 +37,13 @@ class NodeFileLimitsTest {
           .append(String.join(", ", java.util.Collections.nCopies(9, "*l" + (k - 1)))).append("]\n");
     }
     refused(s.toString(), ": not valid YAML: Number of aliases for non-scalar nodes exceeds the specified max="
-        + YamlMap.MAX_ALIASES);
+        + BoundedYaml.MAX_ALIASES);
   }
 
   @Test
   void tenThousandNestedListsAreRefused() throws Exception {
     refused("name: x\ndeep: " + "[".repeat(10_000) + "]".repeat(10_000) + "\n",
-        ":2:" + (6 + YamlMap.MAX_DEPTH) + ": nested more than " + YamlMap.MAX_DEPTH + " levels deep; no node file is");
+        ":2:" + (6 + BoundedYaml.MAX_DEPTH) + ": nested more than " + BoundedYaml.MAX_DEPTH + " levels deep; no node file is");
   }
 
   @Test
@@ -52,20 +52,20 @@ class NodeFileLimitsTest {
     for (int k = 1; k <= 400; k++) {
       s.append(" ".repeat(k)).append("-\n");
     }
-    refused(s.toString(), ":" + (2 + YamlMap.MAX_DEPTH) + ":" + (1 + YamlMap.MAX_DEPTH) + ": nested more than "
-        + YamlMap.MAX_DEPTH + " levels deep; no node file is");
+    refused(s.toString(), ":" + (2 + BoundedYaml.MAX_DEPTH) + ":" + (1 + BoundedYaml.MAX_DEPTH) + ": nested more than "
+        + BoundedYaml.MAX_DEPTH + " levels deep; no node file is");
   }
 
   @Test
   void anUnclosedRunOfBracketsIsRefused() throws Exception {
-    refused("name: " + "{a: ".repeat(30_000), ":1:" + (7 + 4 * (YamlMap.MAX_DEPTH - 1))
-        + ": nested more than " + YamlMap.MAX_DEPTH + " levels deep; no node file is");
+    refused("name: " + "{a: ".repeat(30_000), ":1:" + (7 + 4 * (BoundedYaml.MAX_DEPTH - 1))
+        + ": nested more than " + BoundedYaml.MAX_DEPTH + " levels deep; no node file is");
   }
 
   @Test
   void aHugeValueIsRefused() throws Exception {
     refused("name: x\ndescription: " + "x".repeat(100_000) + "\n", ":2:14: a value of 100000 characters; no node"
-        + " file has one longer than " + YamlMap.MAX_SCALAR_CHARS);
+        + " file has one longer than " + BoundedYaml.MAX_SCALAR_CHARS);
   }
 
   @Test
@@ -75,6 +75,6 @@ class NodeFileLimitsTest {
 
   @Test
   void aRecursiveAliasIsRefused() throws Exception {
-    refused("name: x\na: &a [*a]\n", ":2:4: nested more than " + YamlMap.MAX_DEPTH + " levels deep; no node file is");
+    refused("name: x\na: &a [*a]\n", ":2:4: nested more than " + BoundedYaml.MAX_DEPTH + " levels deep; no node file is");
   }
 }

@@ -264,7 +264,7 @@ class NodeOverridesTest {
     for (String name : BundledNodes.names()) {
       String text = new String(NodeLoader.class.getResourceAsStream(NodeLoader.BUNDLED + name + ".yaml")
           .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      MappingNode root = YamlMap.compose(name + ".yaml", text);
+      MappingNode root = BoundedYaml.compose(name + ".yaml", text);
       List<String> present = new ArrayList<>();
       present(root, "", present);
       assertThat(NodeOverrides.validPaths(root)).as(name).containsAll(present);

@@ -36,7 +36,7 @@ class NodeTreesTest {
   @Test
   void aTreeMadeFromOtherTextIsNotUsed() throws Exception {
     String text = text("titan");
-    byte[] tree = NodeTrees.encode(text, YamlMap.compose("titan.yaml", text));
+    byte[] tree = NodeTrees.encode(text, BoundedYaml.compose("titan.yaml", text));
     assertThat(NodeTrees.decode("titan.yaml", text, tree)).isPresent();
     assertThat(NodeTrees.decode("titan.yaml", text.replace("Titan", "Tltan"), tree)).isEmpty(); // same length
     assertThat(NodeTrees.decode("titan.yaml", text + "\n", tree)).isEmpty();
@@ -45,7 +45,7 @@ class NodeTreesTest {
   @Test
   void errorsInATreeNameTheLineAndColumnOfTheFile() throws Exception {
     String bad = TestNodes.GOOD.replace("between: [plx0, gpu1]", "between: [plx0, gpu7]");
-    MappingNode tree = NodeTrees.decode("bad.yaml", bad, NodeTrees.encode(bad, YamlMap.compose("bad.yaml", bad)))
+    MappingNode tree = NodeTrees.decode("bad.yaml", bad, NodeTrees.encode(bad, BoundedYaml.compose("bad.yaml", bad)))
         .orElseThrow();
     String message = "bad.yaml:19:22: links[2].between[1]: no CPU, GPU or switch has the id 'gpu7'";
     assertThatThrownBy(() -> NodeLoader.parse("bad.yaml", tree, "bad.yaml")).hasMessage(message);
@@ -55,7 +55,7 @@ class NodeTreesTest {
   @Test
   void aDamagedTreeIsAnError() throws Exception {
     String text = text("titan");
-    byte[] tree = NodeTrees.encode(text, YamlMap.compose("titan.yaml", text));
+    byte[] tree = NodeTrees.encode(text, BoundedYaml.compose("titan.yaml", text));
     byte[] cut = java.util.Arrays.copyOf(tree, tree.length / 2);
     assertThatThrownBy(() -> NodeTrees.decode("titan.yaml", text, cut)).isInstanceOf(java.io.IOException.class);
   }
