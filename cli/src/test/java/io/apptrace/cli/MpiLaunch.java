@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a program of tracer-native/tests/mpi as a real MPI job on the simulated device, with the
- * launcher of the MPI it was built against, each rank under `apptrace run --sim -o
- * trace.%r.apptrace` or on its own. A test is skipped (with a message) where that MPI or the
- * program is missing.
+ * launcher of the MPI it was built against (or Slurm's srun, which starts Open MPI's ranks through
+ * PMIx), each rank under `apptrace run --sim -o trace.%r.apptrace` or on its own. A test is skipped
+ * (with a message) where that MPI, a Slurm controller or the program is missing.
  */
 final class MpiLaunch {
   private MpiLaunch() {}
@@ -25,7 +25,10 @@ final class MpiLaunch {
     OPEN_MPI("mpirun", "mpi-tests", "open-mpi", "Open MPI is not installed (mpirun; apt-get install openmpi-bin"
         + " libopenmpi-dev): its MPI capture tests are skipped"),
     MPICH("mpiexec.mpich", "mpich-tests", "pmi", "MPICH is not installed (mpiexec.mpich; apt-get install mpich"
-        + " libmpich-dev): its MPI capture tests are skipped");
+        + " libmpich-dev): its MPI capture tests are skipped"),
+    /** Slurm's srun, PMIx giving the rank and the step its size and local rank (tools/ci-install-slurm). */
+    SRUN("srun", "mpi-tests", "pmix+slurm", "Slurm is not installed or no controller answers (srun, sinfo;"
+        + " tools/ci-install-slurm starts a one-node cluster): its srun capture tests are skipped");
 
     final String launcher;
     final String programs;
@@ -63,7 +66,7 @@ final class MpiLaunch {
   private static void launch(Path dir, Mpi mpi, String program, int ranks, List<String> wrapper)
       throws IOException, InterruptedException {
     Optional<Path> launcher = onPath(mpi.launcher);
-    assumeTrue(launcher.isPresent(), mpi.absent);
+    assumeTrue(launcher.isPresent() && (mpi != Mpi.SRUN || slurmAnswers()), mpi.absent);
     Path sim = Path.of(System.getProperty("apptrace.native.dir")).resolve("sim");
     Path exe = sim.getParent().resolveSibling(mpi.programs).resolve(program);
     assumeTrue(Files.isExecutable(exe), exe + " was not built (no compiler for " + mpi + " when tracer-native was"
@@ -72,6 +75,9 @@ final class MpiLaunch {
     if (mpi == Mpi.OPEN_MPI) {
       cmd.addAll(List.of("--oversubscribe", "-n", Integer.toString(ranks), "-x", "APPTRACE_SIM_DEVICES", "-x",
           "APPTRACE_SIM_QUIET", "-x", "LD_LIBRARY_PATH"));
+    } else if (mpi == Mpi.SRUN) {
+      // the whole environment is passed; -O: more ranks than the node's CPUs
+      cmd.addAll(List.of("--mpi=pmix", "-O", "-n", Integer.toString(ranks)));
     } else {
       cmd.addAll(List.of("-n", Integer.toString(ranks))); // Hydra passes the whole environment
     }
@@ -93,6 +99,21 @@ final class MpiLaunch {
       throw new AssertionError(mpi.launcher + " did not finish: " + Files.readString(log));
     }
     assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+  }
+
+  /** A Slurm controller answers with a node able to run the job. */
+  private static boolean slurmAnswers() throws IOException, InterruptedException {
+    Optional<Path> sinfo = onPath("sinfo");
+    if (sinfo.isEmpty()) {
+      return false;
+    }
+    Process p = new ProcessBuilder(sinfo.get().toString(), "-h", "-o", "%T").redirectErrorStream(true).start();
+    String states = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return false;
+    }
+    return p.exitValue() == 0 && (states.contains("idle") || states.contains("mix"));
   }
 
   private static Optional<Path> onPath(String name) {

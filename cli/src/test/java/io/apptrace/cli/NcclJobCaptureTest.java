@@ -38,7 +38,7 @@ class NcclJobCaptureTest {
   private static final long SCATTERED = 3000 * 4;
 
   @ParameterizedTest
-  @CsvSource({"OPEN_MPI, 4", "MPICH, 2"})
+  @CsvSource({"OPEN_MPI, 4", "MPICH, 2", "SRUN, 2"})
   void everyNcclCallOfEveryRankIsRecordedWithItsBytesStreamAndCommunicator(MpiLaunch.Mpi mpi, int n)
       throws Exception {
     Job job = Job.read(MpiLaunch.captured(tmp, mpi, "nccl_allreduce", n));
