@@ -18,6 +18,10 @@
         if (real == NULL) return NO_MPI_FUNCTION;                                       \
     }
 
+/* The buffer argument is MPI_IN_PLACE (Open MPI's is (void *)1). */
+static inline bool mpi_in_place(const void *p) {
+    return p == (const void *)1;
+}
 /* The buffer is device memory, as the CUDA runtime says. */
 bool mpi_device_memory(const void *p);
 /* Records the call (a no-op when it cannot be written). */
