@@ -11,8 +11,9 @@ import org.jgrapht.graph.AbstractGraph;
 import org.jgrapht.graph.DefaultGraphType;
 
 /**
- * The JGraphT view of a {@link Dvdg}, read-only, computed from its tables with a few int arrays
- * (no object per vertex or edge: graphs of millions of operations).
+ * The JGraphT view of operations that read and write values ({@link OperationLists}): a
+ * {@link Dvdg}'s ({@link DvdgGraph}), or a job's. Read-only, computed from the lists with a few int
+ * arrays (no object per vertex or edge: graphs of millions of operations).
  *
  * <p>Vertices: value ids {@code 0..V-1}; then a synthetic source vertex for each operation with
  * no input (a memset, a kernel that reads nothing: where its edge starts); then a synthetic sink
@@ -22,12 +23,11 @@ import org.jgrapht.graph.DefaultGraphType;
  * {@code firstEdge(op) + i * max(1,|O|) + o}. Every edge of one operation shares its
  * {@link #operationOf(int) operation}.
  */
-public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
+public class OperationGraph extends AbstractGraph<Integer, Integer> {
   private static final GraphType TYPE = new DefaultGraphType.Builder().directed()
       .allowMultipleEdges(false).allowSelfLoops(false).weighted(false).modifiable(false).build();
 
-  private final Dvdg dvdg;
-  private final OperationTable ops;
+  private final OperationLists ops;
   private final int values;
   private final int[] sourceOps;
   private final int[] sinkOps;
@@ -35,11 +35,10 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
   private final int[] consumerStart;
   private final int[] consumers;
 
-  DvdgGraph(Dvdg dvdg) {
-    this.dvdg = dvdg;
-    this.ops = dvdg.operations();
-    this.values = dvdg.values().size();
-    int n = ops.size();
+  public OperationGraph(OperationLists ops) {
+    this.ops = ops;
+    this.values = ops.values();
+    int n = ops.operations();
     int[] src = new int[n];
     int[] snk = new int[n];
     int nSrc = 0;
@@ -47,13 +46,9 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
     edgeStart = new int[n + 1];
     long e = 0;
     consumerStart = new int[values + 1];
-    int inAt = 0; // the operations' inputs and outputs lie in their tables in operation order
-    int outAt = 0;
     for (int op = 0; op < n; op++) {
-      int inEnd = ops.inputsEnd(op);
-      int outEnd = ops.outputsEnd(op);
-      int in = inEnd - inAt;
-      int out = outEnd - outAt;
+      int in = ops.inputCount(op);
+      int out = ops.outputCount(op);
       if (in == 0) {
         src[nSrc++] = op;
       }
@@ -65,11 +60,9 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
       if (e > Integer.MAX_VALUE) {
         throw new IllegalStateException("the graph has more than 2^31 edges; JGraphT cannot index it");
       }
-      for (int k = inAt; k < inEnd; k++) {
-        consumerStart[ops.inputAt(k) + 1]++;
+      for (int k = 0; k < in; k++) {
+        consumerStart[ops.input(op, k) + 1]++;
       }
-      inAt = inEnd;
-      outAt = outEnd;
     }
     edgeStart[n] = (int) e;
     sourceOps = Arrays.copyOf(src, nSrc);
@@ -79,16 +72,11 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
     }
     consumers = new int[consumerStart[values]];
     int[] fill = Arrays.copyOf(consumerStart, values);
-    inAt = 0;
     for (int op = 0; op < n; op++) {
-      for (int inEnd = ops.inputsEnd(op); inAt < inEnd; inAt++) {
-        consumers[fill[ops.inputAt(inAt)]++] = op;
+      for (int k = 0, in = ops.inputCount(op); k < in; k++) {
+        consumers[fill[ops.input(op, k)]++] = op;
       }
     }
-  }
-
-  public Dvdg dvdg() {
-    return dvdg;
   }
 
   /** Whether vertex {@code v} is a value (not a synthetic source or sink). */
@@ -127,6 +115,18 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
     return edgeStart[op];
   }
 
+  /** The input an edge starts from: its index among its operation's inputs (0 when it has none). */
+  public int inputIndex(int edge) {
+    int op = operationOf(edge);
+    return (edge - edgeStart[op]) / outWidth(op);
+  }
+
+  /** The output an edge ends at: its index among its operation's outputs (0 when it has none). */
+  public int outputIndex(int edge) {
+    int op = operationOf(edge);
+    return (edge - edgeStart[op]) % outWidth(op);
+  }
+
   private int outWidth(int op) {
     return Math.max(1, ops.outputCount(op));
   }
@@ -154,7 +154,7 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
   }
 
   /** The index of the input (output) {@code v} is of {@code op}. */
-  private static int indexOf(OperationTable ops, int op, int v, boolean input) {
+  private static int indexOf(OperationLists ops, int op, int v, boolean input) {
     int n = input ? ops.inputCount(op) : ops.outputCount(op);
     for (int k = 0; k < n; k++) {
       if ((input ? ops.input(op, k) : ops.output(op, k)) == v) {
@@ -194,7 +194,7 @@ public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
       int op = syntheticOperation(v);
       return isSource(v) ? Set.of() : range(edgeStart[op], edgeStart[op + 1]);
     }
-    int op = dvdg.values().producer(v);
+    int op = ops.producer(v);
     if (op < 0) {
       return Set.of();
     }

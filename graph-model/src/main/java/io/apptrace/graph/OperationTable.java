@@ -358,20 +358,15 @@ public final class OperationTable {
 
   /**
    * Where {@code op}'s inputs end in the table of all inputs, which holds them operation after
-   * operation (those of {@code op} start where {@code op - 1}'s end): for whole passes.
+   * operation (those of {@code op} start where {@code op - 1}'s end).
    */
-  int inputsEnd(int op) {
+  private int inputsEnd(int op) {
     return op + 1 < rows.size() ? inStart(op + 1) : inputs.size();
   }
 
   /** Where {@code op}'s outputs end in the table of all outputs (see {@link #inputsEnd}). */
-  int outputsEnd(int op) {
+  private int outputsEnd(int op) {
     return op + 1 < rows.size() ? outStart(op + 1) : outValue.size();
-  }
-
-  /** The value of entry {@code i} of the table of all inputs. */
-  int inputAt(int i) {
-    return inputs.get(i, 0);
   }
 
   public int inputCount(int op) {
