@@ -242,6 +242,16 @@ public final class OperationTable {
     return (rows.get(op, META) >>> 2) & 0xfff;
   }
 
+  /**
+   * Whether the operation is an MPI call's access to one of its buffers: a copy named after the MPI
+   * function, which no runtime call is. A job's graph writes them into its ranks' traces
+   * (io.apptrace.jobgraph, docs/JOBS.md); a trace as captured has none.
+   */
+  public boolean isMpiBufferAccess(int op) {
+    return kind(op) == OpKind.COPY && api(op) == io.apptrace.proto.Api.API_OTHER_VALUE
+        && io.apptrace.trace.ApiNames.isMpi(name(op));
+  }
+
   /** The runtime function (copies, memsets) or the kernel's display name. */
   public String name(int op) {
     return names.get(rows.get(op, NAME));
