@@ -4,6 +4,7 @@ import io.apptrace.graph.Confidence;
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.OperationGraph;
 import io.apptrace.graph.OperationLists;
+import io.apptrace.graph.OperationTable;
 import io.apptrace.job.Job;
 import io.apptrace.job.RankTrace;
 import io.apptrace.trace.Truncation;
@@ -199,38 +200,30 @@ public final class JobDvdg implements OperationLists {
 
   @Override
   public int inputCount(int op) {
-    if (op >= rankOperations) {
-      return inputs.get(op - rankOperations).size();
-    }
-    int r = rankOfOperation(op);
-    return ranks.get(r).dvdg().operations().inputCount(ranks.get(r).local()[op - opBase[r]]);
+    return op >= rankOperations ? inputs.get(op - rankOperations).size() : table(op).inputCount(localOperation(op));
   }
 
   @Override
   public int input(int op, int k) {
-    if (op >= rankOperations) {
-      return inputs.get(op - rankOperations).get(k).value();
-    }
-    int r = rankOfOperation(op);
-    return valueBase[r] + ranks.get(r).dvdg().operations().input(ranks.get(r).local()[op - opBase[r]], k);
+    return op >= rankOperations ? inputs.get(op - rankOperations).get(k).value()
+        : valueBase[rankOfOperation(op)] + table(op).input(localOperation(op), k);
   }
 
   @Override
   public int outputCount(int op) {
-    if (op >= rankOperations) {
-      return outputs.get(op - rankOperations).size();
-    }
-    int r = rankOfOperation(op);
-    return ranks.get(r).dvdg().operations().outputCount(ranks.get(r).local()[op - opBase[r]]);
+    return op >= rankOperations ? outputs.get(op - rankOperations).size()
+        : table(op).outputCount(localOperation(op));
   }
 
   @Override
   public int output(int op, int k) {
-    if (op >= rankOperations) {
-      return outputs.get(op - rankOperations).get(k).value();
-    }
-    int r = rankOfOperation(op);
-    return valueBase[r] + ranks.get(r).dvdg().operations().output(ranks.get(r).local()[op - opBase[r]], k);
+    return op >= rankOperations ? outputs.get(op - rankOperations).get(k).value()
+        : valueBase[rankOfOperation(op)] + table(op).output(localOperation(op), k);
+  }
+
+  /** The operations of the rank whose operation {@code op} is. */
+  private OperationTable table(int op) {
+    return ranks.get(rankOfOperation(op)).dvdg().operations();
   }
 
   @Override

@@ -7,23 +7,18 @@ import io.apptrace.graph.AttributedGraph;
 import io.apptrace.graph.Dvdg;
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.graph.GraphMlExport;
+import io.apptrace.graph.GraphMlReadBack;
 import io.apptrace.graph.TraceFixture;
 import io.apptrace.job.Job;
 import io.apptrace.proto.MpiCall;
 import io.apptrace.proto.MpiCompletion;
 import io.apptrace.proto.MpiOp;
-import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.jgrapht.Graph;
 import org.jgrapht.graph.DefaultEdge;
-import org.jgrapht.graph.builder.GraphTypeBuilder;
-import org.jgrapht.nio.graphml.GraphMLImporter;
-import org.jgrapht.util.SupplierUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +47,21 @@ class JobDvdgTest {
   private static MpiCall.Builder waitFor(long request, boolean receive, int source, int tag, long bytes) {
     return MpiCall.newBuilder().setOp(MpiOp.MPI_WAIT).addCompleted(MpiCompletion.newBuilder().setRequest(request)
         .setReceive(receive).setSource(source).setTag(tag).setBytes(bytes));
+  }
+
+  /** Rank 0 of 2: a device buffer at 0x10000, memset and synchronized, then {@code send} of it. */
+  private static TraceFixture sender(MpiCall.Builder send) {
+    return new TraceFixture().rank(0, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
+        .streamSynchronize(0).mpi(send);
+  }
+
+  /**
+   * Rank 1 of 2: a device buffer at 0x70000 nothing writes, {@code recv} into it, then a kernel
+   * that reads it ({@code sum(const float *)}).
+   */
+  private static TraceFixture receiverThenKernel(MpiCall.Builder recv) {
+    return new TraceFixture().rank(1, 2).cudaMalloc(0x70000, 4096).kernel(3, "_Z3sumPKf", constPtr()).mpi(recv)
+        .launch(3, 0, 0x70000);
   }
 
   private JobDvdg build(TraceFixture... ranks) throws Exception {
@@ -159,9 +169,7 @@ class JobDvdgTest {
    */
   @Test
   void anIrecvWritesItsBufferAtTheWaitThatCompletedIt() throws Exception {
-    TraceFixture r0 = new TraceFixture().rank(0, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
-        .streamSynchronize(0)
-        .mpi(send(MpiOp.MPI_ISEND, 0x10000, 4096, 1, 0, true).setRequest(1))
+    TraceFixture r0 = sender(send(MpiOp.MPI_ISEND, 0x10000, 4096, 1, 0, true).setRequest(1))
         .mpi(waitFor(1, false, 0, 0, 0));
     TraceFixture r1 = new TraceFixture().rank(1, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
         .streamSynchronize(0)
@@ -183,13 +191,8 @@ class JobDvdgTest {
    */
   @Test
   void aKernelReadsTheVersionAReceiveWrote() throws Exception {
-    TraceFixture r0 = new TraceFixture().rank(0, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
-        .streamSynchronize(0)
-        .mpi(send(MpiOp.MPI_SEND, 0x10000, 4096, 1, 0, true));
-    TraceFixture r1 = new TraceFixture().rank(1, 2).cudaMalloc(0x70000, 4096)
-        .kernel(3, "_Z3sumPKf", constPtr())
-        .mpi(recv(MpiOp.MPI_RECV, 0x70000, 4096, 0, 0, true))
-        .launch(3, 0, 0x70000);
+    TraceFixture r0 = sender(send(MpiOp.MPI_SEND, 0x10000, 4096, 1, 0, true));
+    TraceFixture r1 = receiverThenKernel(recv(MpiOp.MPI_RECV, 0x70000, 4096, 0, 0, true));
     List<Path> files = write(r0, r1);
     Dvdg alone = DvdgBuilder.build(files.get(1));
     assertThat(alone.operations().inputCount(0)).as("the rank alone: fresh memory, no input").isZero();
@@ -208,9 +211,7 @@ class JobDvdgTest {
    */
   @Test
   void aReceivedHaloIsNoChunkOfTheKernelThatReadsTheBuffer() throws Exception {
-    TraceFixture r0 = new TraceFixture().rank(0, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
-        .streamSynchronize(0)
-        .mpi(send(MpiOp.MPI_SEND, 0x10000, 256, 1, 0, true));
+    TraceFixture r0 = sender(send(MpiOp.MPI_SEND, 0x10000, 256, 1, 0, true));
     TraceFixture r1 = new TraceFixture().rank(1, 2).cudaMalloc(0x10000, 4096).cudaMalloc(0x20000, 4096)
         .memsetAsync(0x10000, 4096, 0).streamSynchronize(0)
         .kernel(3, "_Z5relaxPKdPd", constPtr(), io.apptrace.graph.TraceFixture.ptr())
@@ -288,33 +289,19 @@ class JobDvdgTest {
   /** The job's GraphML reads back: every vertex has its rank, MPI edges their kind and ranks. */
   @Test
   void theJobsGraphMlReadsBackWithRanksAndTypedMpiOperations() throws Exception {
-    TraceFixture r0 = new TraceFixture().rank(0, 2).cudaMalloc(0x10000, 4096).memsetAsync(0x10000, 4096, 0)
-        .streamSynchronize(0)
-        .mpi(send(MpiOp.MPI_SEND, 0x10000, 4096, 1, 3, true));
-    TraceFixture r1 = new TraceFixture().rank(1, 2).cudaMalloc(0x70000, 4096)
-        .kernel(3, "_Z3sumPKf", constPtr())
-        .mpi(recv(MpiOp.MPI_RECV, 0x70000, 4096, 0, 3, true))
-        .launch(3, 0, 0x70000);
+    TraceFixture r0 = sender(send(MpiOp.MPI_SEND, 0x10000, 4096, 1, 3, true));
+    TraceFixture r1 = receiverThenKernel(recv(MpiOp.MPI_RECV, 0x70000, 4096, 0, 3, true));
     JobDvdg g = build(r0, r1);
     AttributedGraph a = new JobAttributes(g, r -> io.apptrace.graph.CallSites.none());
     StringWriter w = new StringWriter();
     GraphMlExport.write(a, w);
 
-    Graph<String, DefaultEdge> back = GraphTypeBuilder.<String, DefaultEdge>directed()
-        .allowingMultipleEdges(true).allowingSelfLoops(false)
-        .vertexSupplier(SupplierUtil.createStringSupplier()).edgeSupplier(DefaultEdge::new).buildGraph();
-    Map<String, Map<String, String>> nodes = new HashMap<>();
-    Map<DefaultEdge, Map<String, String>> edges = new HashMap<>();
-    GraphMLImporter<String, DefaultEdge> importer = new GraphMLImporter<>();
-    importer.setVertexFactory(id -> id);
-    importer.addVertexAttributeConsumer((p, v) ->
-        nodes.computeIfAbsent(p.getFirst(), k -> new HashMap<>()).put(p.getSecond(), v.getValue()));
-    importer.addEdgeAttributeConsumer((p, v) ->
-        edges.computeIfAbsent(p.getFirst(), k -> new HashMap<>()).put(p.getSecond(), v.getValue()));
-    importer.importGraph(back, new StringReader(w.toString()));
+    GraphMlReadBack back = GraphMlReadBack.of(w.toString());
+    Map<String, Map<String, String>> nodes = back.nodes();
+    Map<DefaultEdge, Map<String, String>> edges = back.edges();
 
     // values: r0 A v1 (memset), r1 R v1 (received); a synthetic source for the memset, a sink for the kernel
-    assertThat(back.vertexSet()).hasSize(4);
+    assertThat(back.graph().vertexSet()).hasSize(4);
     assertThat(nodes.values()).allSatisfy(n -> assertThat(n).containsKey("rank"));
     assertThat(edges.values()).extracting(m -> m.get("kind")).containsExactlyInAnyOrder("memset", "mpi_message",
         "kernel");
