@@ -1,7 +1,6 @@
 package io.apptrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.apptrace.job.Job;
 import io.apptrace.job.JobTraffic;
@@ -12,22 +11,18 @@ import io.apptrace.job.RankTrace;
 import io.apptrace.proto.MpiOp;
 import io.apptrace.trace.TraceReader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real MPI job captured rank by rank: Open MPI's mpirun starts `apptrace run --sim -o
- * trace.%r.apptrace` per rank, on the simulated device, with the programs of tracer-native/tests/mpi.
- * Every message and collective the programs make is counted exactly, per pair of ranks. Skipped
- * (with a message) where Open MPI is not installed.
+ * A real MPI job captured rank by rank ({@link MpiRun}): every message and collective the programs
+ * of tracer-native/tests/mpi make is counted exactly, per pair of ranks. Skipped (with a message)
+ * where Open MPI is not installed.
  */
 class MpiJobCaptureTest {
   @TempDir Path tmp;
@@ -115,44 +110,7 @@ class MpiJobCaptureTest {
     assertThat(c.err().strip().lines()).hasSize(1);
   }
 
-  private static Optional<Path> onPath(String name) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      Path p = Path.of(dir.isEmpty() ? "." : dir, name);
-      if (Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /** Runs a program of tracer-native/tests/mpi on `ranks` ranks, each captured into trace.RANK.apptrace. */
   private List<Path> mpirun(String program, int ranks) throws IOException, InterruptedException {
-    Optional<Path> mpirun = onPath("mpirun");
-    assumeTrue(mpirun.isPresent(), "Open MPI is not installed (mpirun; apt-get install openmpi-bin libopenmpi-dev):"
-        + " the MPI capture tests are skipped");
-    Path exe = Path.of(System.getProperty("apptrace.native.dir")).resolveSibling("mpi-tests").resolve(program);
-    assumeTrue(Files.isExecutable(exe), exe + " was not built (no mpicc when tracer-native was built): skipped");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = List.of(mpirun.get().toString(), "--oversubscribe", "-n", Integer.toString(ranks),
-        "-x", "APPTRACE_SIM_DEVICES", "-x", "APPTRACE_SIM_QUIET",
-        java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "-Dapptrace.native.dir=" + System.getProperty("apptrace.native.dir"), "io.apptrace.cli.Main",
-        "run", "--sim", "-q", "-o", tmp.resolve("trace.%r.apptrace").toString(), "--", exe.toString());
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("mpirun.log").toFile());
-    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    pb.environment().put("APPTRACE_SIM_DEVICES", "2");
-    pb.environment().put("APPTRACE_SIM_QUIET", "1");
-    Process p = pb.start();
-    if (!p.waitFor(5, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError("mpirun did not finish: " + Files.readString(tmp.resolve("mpirun.log")));
-    }
-    assertThat(p.exitValue()).as(Files.readString(tmp.resolve("mpirun.log"))).isZero();
-    List<Path> traces = new ArrayList<>();
-    for (int r = 0; r < ranks; r++) {
-      traces.add(tmp.resolve("trace." + r + ".apptrace"));
-    }
-    return traces;
+    return MpiRun.capture(tmp, program, ranks);
   }
 }
