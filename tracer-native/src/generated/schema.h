@@ -364,6 +364,9 @@
 #define PB_MpiCall_request 13
 #define PB_MpiCall_completed 14
 #define PB_MpiCall_total_bytes 15
+#define PB_MpiCall_send_buffer 16
+#define PB_MpiCall_recv_buffer 17
+#define PB_MpiCall_in_place 18
 #define PB_MpiOp_MPI_OP_UNSPECIFIED 0
 #define PB_MpiOp_MPI_INIT 1
 #define PB_MpiOp_MPI_FINALIZE 2

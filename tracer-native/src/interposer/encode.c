@@ -475,6 +475,9 @@ void enc_mpi_body(pbw *out, const enc_mpi *m) {
     pbw_bool(w, PB_MpiCall_recv_device_buffer, m->recv_device_buffer);
     U(w, MpiCall, request, m->request);
     U(w, MpiCall, total_bytes, m->total_bytes);
+    F(w, MpiCall, send_buffer, m->send_buffer);
+    F(w, MpiCall, recv_buffer, m->recv_buffer);
+    pbw_bool(w, PB_MpiCall_in_place, m->in_place);
     uint32_t n = m->ncompleted < ENC_MAX_MPI_COMPLETIONS ? m->ncompleted : ENC_MAX_MPI_COMPLETIONS;
     for (uint32_t i = 0; i < n; i++) {
         const enc_mpi_completion *c = &m->completed[i];

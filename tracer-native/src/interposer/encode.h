@@ -251,6 +251,8 @@ typedef struct {
     uint64_t request;
     const enc_mpi_completion *completed;
     uint32_t ncompleted;
+    uint64_t send_buffer, recv_buffer; /* addresses; 0: none, or MPI_IN_PLACE */
+    bool in_place;
 } enc_mpi;
 
 typedef struct {

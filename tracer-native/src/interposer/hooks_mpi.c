@@ -104,6 +104,7 @@ static int send_like(send_fn real, int op, const void *buf, int count, mpi_h typ
         m.peer = mpi_world_rank_of(comm, dest);
         m.bytes = mpi_bytes(count, type);
         m.device_buffer = mpi_device_memory(buf);
+        m.send_buffer = (uintptr_t)buf;
     }
     mpi_record(&c, r, &m);
     at_leave(&c);
@@ -138,6 +139,7 @@ MPI_HOOK(int, MPI_Recv, (void *buf, int count, mpi_h type, int source, int tag, 
         m.tag = mpi_status_tag(s);
         m.bytes = mpi_received_bytes(s, type);
         m.device_buffer = mpi_device_memory(buf);
+        m.recv_buffer = (uintptr_t)buf;
     }
     mpi_record(&c, r, &m);
     at_leave(&c);
@@ -157,6 +159,7 @@ MPI_HOOK(int, MPI_Isend, (const void *buf, int count, mpi_h type, int dest, int 
         m.peer = mpi_world_rank_of(comm, dest);
         m.bytes = mpi_bytes(count, type);
         m.device_buffer = mpi_device_memory(buf);
+        m.send_buffer = (uintptr_t)buf;
         if (mpi_usable()) m.request = mpi_request_started(mpi_handle_at(req, 0), false, comm, type);
     }
     mpi_record(&c, r, &m);
@@ -177,6 +180,7 @@ MPI_HOOK(int, MPI_Irecv, (void *buf, int count, mpi_h type, int source, int tag,
         m.peer = mpi_world_rank_of(comm, source);
         m.bytes = mpi_bytes(count, type); /* the buffer's size; the completion says what came */
         m.device_buffer = mpi_device_memory(buf);
+        m.recv_buffer = (uintptr_t)buf;
         if (mpi_usable()) {
             mpi_world_rank_of(comm, 0); /* caches the communicator's members for the completion */
             m.request = mpi_request_started(mpi_handle_at(req, 0), true, comm, type);
@@ -209,6 +213,8 @@ MPI_HOOK(int, MPI_Sendrecv, (const void *sbuf, int scount, mpi_h stype, int dest
         m.recv_tag = mpi_status_tag(s);
         m.recv_bytes = mpi_received_bytes(s, rtype);
         m.recv_device_buffer = mpi_device_memory(rbuf);
+        m.send_buffer = (uintptr_t)sbuf;
+        m.recv_buffer = (uintptr_t)rbuf;
     }
     mpi_record(&c, r, &m);
     at_leave(&c);

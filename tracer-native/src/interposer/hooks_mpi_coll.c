@@ -1,11 +1,14 @@
 /* MPI collectives, through MPI's profiling interface (see hooks_mpi.c for the rules every hook
  * keeps). `bytes` is the caller's contribution, the message size of Thakur and Gropp's cost
  * formulas; `total_bytes` the receive buffer's size where it differs; `peer` the root's world
- * rank for rooted collectives. */
+ * rank for rooted collectives; `send_buffer` and `recv_buffer` the buffers' addresses, MPI_IN_PLACE
+ * recorded as `in_place` (the address 0). */
 #include "hooks_mpi.h"
 
+/* `buf` is the buffer whose memory `device_buffer` tells; `sbuf` and `rbuf` the send and receive
+ * buffers as the program passed them. */
 static int collective(int op, mpi_h comm, int root, uint64_t bytes, uint64_t total, const void *buf,
-                      at_call *c, int r) {
+                      const void *sbuf, const void *rbuf, at_call *c, int r) {
     enc_mpi m = {0};
     mpi_on_comm(&m, op, comm);
     if (r == 0) {
@@ -13,6 +16,9 @@ static int collective(int op, mpi_h comm, int root, uint64_t bytes, uint64_t tot
         m.bytes = bytes;
         m.total_bytes = total;
         m.device_buffer = mpi_device_memory(buf);
+        m.in_place = mpi_in_place(sbuf) || mpi_in_place(rbuf);
+        m.send_buffer = mpi_in_place(sbuf) ? 0 : (uintptr_t)sbuf;
+        m.recv_buffer = mpi_in_place(rbuf) ? 0 : (uintptr_t)rbuf;
     }
     mpi_record(c, r, &m);
     at_leave(c);
@@ -25,7 +31,7 @@ MPI_HOOK(int, MPI_Barrier, (mpi_h comm)) {
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(comm);
     int r = real(comm);
-    return collective(PB_MpiOp_MPI_BARRIER, comm, -1, 0, 0, NULL, &c, r);
+    return collective(PB_MpiOp_MPI_BARRIER, comm, -1, 0, 0, NULL, NULL, NULL, &c, r);
 }
 
 typedef int (*bcast_fn)(void *, int, mpi_h, int, mpi_h);
@@ -35,7 +41,7 @@ MPI_HOOK(int, MPI_Bcast, (void *buf, int count, mpi_h type, int root, mpi_h comm
     if (!AT_ENTER(&c, 0)) return real(buf, count, type, root, comm);
     int r = real(buf, count, type, root, comm);
     uint64_t b = r == 0 ? mpi_bytes(count, type) : 0;
-    return collective(PB_MpiOp_MPI_BCAST, comm, root, b, 0, buf, &c, r);
+    return collective(PB_MpiOp_MPI_BCAST, comm, root, b, 0, buf, buf, buf, &c, r);
 }
 
 typedef int (*reduce_fn)(const void *, void *, int, mpi_h, mpi_h, int, mpi_h);
@@ -45,7 +51,7 @@ MPI_HOOK(int, MPI_Reduce, (const void *s, void *rbuf, int count, mpi_h type, mpi
     if (!AT_ENTER(&c, 0)) return real(s, rbuf, count, type, op, root, comm);
     int r = real(s, rbuf, count, type, op, root, comm);
     uint64_t b = r == 0 ? mpi_bytes(count, type) : 0;
-    return collective(PB_MpiOp_MPI_REDUCE, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_REDUCE, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
 typedef int (*allreduce_fn)(const void *, void *, int, mpi_h, mpi_h, mpi_h);
@@ -55,7 +61,7 @@ MPI_HOOK(int, MPI_Allreduce, (const void *s, void *rbuf, int count, mpi_h type, 
     if (!AT_ENTER(&c, 0)) return real(s, rbuf, count, type, op, comm);
     int r = real(s, rbuf, count, type, op, comm);
     uint64_t b = r == 0 ? mpi_bytes(count, type) : 0;
-    return collective(PB_MpiOp_MPI_ALLREDUCE, comm, -1, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_ALLREDUCE, comm, -1, b, 0, mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
 typedef int (*reduce_scatter_block_fn)(const void *, void *, int, mpi_h, mpi_h, mpi_h);
@@ -68,7 +74,7 @@ MPI_HOOK(int, MPI_Reduce_scatter_block, (const void *s, void *rbuf, int rcount, 
     uint64_t per = r == 0 ? mpi_bytes(rcount, type) : 0;
     if (r == 0) mpi_comm(comm, &ci);
     return collective(PB_MpiOp_MPI_REDUCE_SCATTER_BLOCK, comm, -1, per * ci.size, per,
-                      mpi_in_place(s) ? rbuf : s, &c, r);
+                      mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
 /* Allgather, Alltoall: (send buffer, count, type, receive buffer, count, type, comm). */
@@ -87,7 +93,7 @@ static int gather_all(gather_all_fn real, int op, const void *s, int scount, mpi
         b = mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
         total = mpi_bytes(rcount, rtype) * ci.size;
     }
-    return collective(op, comm, -1, b, total, mpi_in_place(s) ? rbuf : s, &c, r);
+    return collective(op, comm, -1, b, total, mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
 MPI_HOOK(int, MPI_Allgather, (const void *s, int scount, mpi_h stype, void *rbuf, int rcount, mpi_h rtype,
@@ -112,7 +118,7 @@ MPI_HOOK(int, MPI_Gather, (const void *s, int scount, mpi_h stype, void *rbuf, i
     if (!AT_ENTER(&c, 0)) return real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     int r = real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     uint64_t b = r == 0 ? (mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype)) : 0;
-    return collective(PB_MpiOp_MPI_GATHER, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_GATHER, comm, root, b, 0, mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
 MPI_HOOK(int, MPI_Scatter, (const void *s, int scount, mpi_h stype, void *rbuf, int rcount, mpi_h rtype,
@@ -123,5 +129,5 @@ MPI_HOOK(int, MPI_Scatter, (const void *s, int scount, mpi_h stype, void *rbuf, 
     int r = real(s, scount, stype, rbuf, rcount, rtype, root, comm);
     /* the piece each rank receives; only the root's send arguments are significant */
     uint64_t b = r == 0 && !mpi_in_place(rbuf) ? mpi_bytes(rcount, rtype) : (r == 0 ? mpi_bytes(scount, stype) : 0);
-    return collective(PB_MpiOp_MPI_SCATTER, comm, root, b, 0, !mpi_in_place(rbuf) ? rbuf : s, &c, r);
+    return collective(PB_MpiOp_MPI_SCATTER, comm, root, b, 0, !mpi_in_place(rbuf) ? rbuf : s, s, rbuf, &c, r);
 }

@@ -244,7 +244,8 @@ int main(int argc, char **argv) {
         .rank = I(MpiCall, rank), .peer = I(MpiCall, peer), .tag = I(MpiCall, tag), .bytes = U(MpiCall, bytes),
         .device_buffer = true, .recv_peer = I(MpiCall, recv_peer), .recv_tag = I(MpiCall, recv_tag),
         .recv_bytes = U(MpiCall, recv_bytes), .recv_device_buffer = true, .request = U(MpiCall, request),
-        .total_bytes = U(MpiCall, total_bytes), .completed = done, .ncompleted = 2};
+        .total_bytes = U(MpiCall, total_bytes), .completed = done, .ncompleted = 2,
+        .send_buffer = U(MpiCall, send_buffer), .recv_buffer = U(MpiCall, recv_buffer), .in_place = true};
     EVENT(enc_mpi_body(&w, &mpi));
 
     enc_nccl nccl = {.op = U(NcclCall, op), .comm = U(NcclCall, comm), .rank = I(NcclCall, rank),

@@ -14,6 +14,11 @@ import java.util.Optional;
 final class JobInput {
   private JobInput() {}
 
+  /** Whether the inputs are a job's traces: several files, or a folder (else one trace). */
+  static boolean isJob(List<Path> inputs) {
+    return inputs.size() > 1 || Files.isDirectory(inputs.get(0));
+  }
+
   static Job read(List<Path> inputs) throws IOException {
     for (Path p : inputs) {
       if (!Files.isDirectory(p)) {

@@ -7,7 +7,6 @@ import io.apptrace.trace.TraceException;
 import io.apptrace.trace.TraceReader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,7 +41,7 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    if (files.size() > 1 || Files.isDirectory(files.get(0))) {
+    if (JobInput.isJob(files)) {
       JobTraffic traffic = JobTraffic.of(JobInput.read(files));
       if (json) {
         out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(traffic));

@@ -30,7 +30,7 @@ class ArchitectureTest {
       layer("trace",     "trace proto symbols util",      ""),
       layer("capture",   "capture",                       "trace"),
       layer("imports",   "imports",                       "trace"),
-      layer("graph",     "graph stats job",               "trace"),
+      layer("graph",     "graph stats job jobgraph",      "trace"),
       layer("node",      "node",                          "trace"),
       layer("cost",      "cost kernel",                   "trace graph node"),
       layer("producers", "topo calibrate",                "trace node cost"),

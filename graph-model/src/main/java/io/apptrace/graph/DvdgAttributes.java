@@ -16,11 +16,8 @@ import org.jgrapht.nio.DefaultAttribute;
  * {@code version}, {@code location}, {@code memory}, {@code bytes}, ...; edges: {@code op},
  * {@code kind}, {@code name}, {@code confidence}, ...
  */
-final class DvdgAttributes {
-  /** A declared attribute: its name and type. */
-  record Declared(String name, AttributeType type) {}
-
-  static final List<Declared> VERTEX = List.of(
+public final class DvdgAttributes implements AttributedGraph {
+  public static final List<Declared> VERTEX = List.of(
       new Declared("role", AttributeType.STRING), new Declared("alloc", AttributeType.INT),
       new Declared("version", AttributeType.INT), new Declared("location", AttributeType.STRING),
       new Declared("memory", AttributeType.STRING), new Declared("bytes", AttributeType.LONG),
@@ -29,7 +26,7 @@ final class DvdgAttributes {
       new Declared("pid", AttributeType.INT), new Declared("op", AttributeType.INT),
       new Declared("numa_node", AttributeType.INT));
 
-  static final List<Declared> EDGE = List.of(
+  public static final List<Declared> EDGE = List.of(
       new Declared("op", AttributeType.INT), new Declared("kind", AttributeType.STRING),
       new Declared("name", AttributeType.STRING), new Declared("confidence", AttributeType.STRING),
       new Declared("pid", AttributeType.INT), new Declared("thread", AttributeType.INT),
@@ -51,7 +48,7 @@ final class DvdgAttributes {
   /** The races by (reader, value): the edges from that value of that operation carry them. */
   private final Map<Long, Race> races = new java.util.HashMap<>();
 
-  DvdgAttributes(Dvdg g, CallSites sites) {
+  public DvdgAttributes(Dvdg g, CallSites sites) {
     this.g = g;
     this.view = g.view();
     this.sites = sites;
@@ -72,19 +69,46 @@ final class DvdgAttributes {
     return "e" + e;
   }
 
-  Map<String, Attribute> vertex(int v) {
+  @Override
+  public org.jgrapht.Graph<Integer, Integer> graph() {
+    return view;
+  }
+
+  @Override
+  public List<Declared> vertexAttributes() {
+    return VERTEX;
+  }
+
+  @Override
+  public List<Declared> edgeAttributes() {
+    return EDGE;
+  }
+
+  /** The race the edges from {@code value} of operation {@code reader} are in; null when none. */
+  public Race race(int reader, int value) {
+    return races.isEmpty() ? null : races.get(raceKey(reader, value));
+  }
+
+  /** A synthetic vertex: the source (else the sink) of operation {@code op} of process {@code pid}. */
+  public static Map<String, Attribute> synthetic(boolean source, int pid, int op) {
     Map<String, Attribute> m = new LinkedHashMap<>();
+    m.put("role", DefaultAttribute.createAttribute(source ? "source" : "sink"));
+    m.put("alloc", DefaultAttribute.createAttribute(-1));
+    m.put("version", DefaultAttribute.createAttribute(-1));
+    m.put("memory", DefaultAttribute.createAttribute("none"));
+    m.put("bytes", DefaultAttribute.createAttribute(0L));
+    m.put("pid", DefaultAttribute.createAttribute(pid));
+    m.put("op", DefaultAttribute.createAttribute(op));
+    return m;
+  }
+
+  @Override
+  public Map<String, Attribute> vertex(int v) {
     if (!view.isValue(v)) {
       int op = view.syntheticOperation(v);
-      m.put("role", DefaultAttribute.createAttribute(view.isSource(v) ? "source" : "sink"));
-      m.put("alloc", DefaultAttribute.createAttribute(-1));
-      m.put("version", DefaultAttribute.createAttribute(-1));
-      m.put("memory", DefaultAttribute.createAttribute("none"));
-      m.put("bytes", DefaultAttribute.createAttribute(0L));
-      m.put("pid", DefaultAttribute.createAttribute(g.operations().pid(op)));
-      m.put("op", DefaultAttribute.createAttribute(op));
-      return m;
+      return synthetic(view.isSource(v), g.operations().pid(op), op);
     }
+    Map<String, Attribute> m = new LinkedHashMap<>();
     ValueTable values = g.values();
     Allocation a = g.allocation(values.allocation(v));
     m.put("role", DefaultAttribute.createAttribute("value"));
@@ -104,7 +128,8 @@ final class DvdgAttributes {
     return m;
   }
 
-  Map<String, Attribute> edge(int e) {
+  @Override
+  public Map<String, Attribute> edge(int e) {
     OperationTable ops = g.operations();
     int op = view.operationOf(e);
     Map<String, Attribute> m = new LinkedHashMap<>();
@@ -115,12 +140,9 @@ final class DvdgAttributes {
     if (ops.inputCount(op) > 0) {
       int k = (e - view.firstEdge(op)) / Math.max(1, ops.outputCount(op));
       m.put("read_bytes", DefaultAttribute.createAttribute(ops.inputBytes(op, k)));
-      Race r = races.isEmpty() ? null : races.get(raceKey(op, ops.input(op, k)));
+      Race r = race(op, ops.input(op, k));
       if (r != null) {
-        m.put("race", DefaultAttribute.createAttribute(r.confidence()));
-        m.put("race_guesses", DefaultAttribute.createAttribute(r.guessSet().stream().map(Race.Guess::text)
-            .collect(java.util.stream.Collectors.joining("; "))));
-        m.put("race_writer", DefaultAttribute.createAttribute(r.writer()));
+        race(m, r, r.writer());
       }
     }
     m.put("pid", DefaultAttribute.createAttribute(ops.pid(op)));
@@ -162,6 +184,14 @@ final class DvdgAttributes {
     return m;
   }
 
+  /** Marks an edge from a raced value: {@code race}, {@code race_guesses}, {@code race_writer} ({@code writer}). */
+  public static void race(Map<String, Attribute> m, Race r, int writer) {
+    m.put("race", DefaultAttribute.createAttribute(r.confidence()));
+    m.put("race_guesses", DefaultAttribute.createAttribute(r.guessSet().stream().map(Race.Guess::text)
+        .collect(java.util.stream.Collectors.joining("; "))));
+    m.put("race_writer", DefaultAttribute.createAttribute(writer));
+  }
+
   /** The edge's confidence: the less certain of its input's and its output's. */
   private Confidence confidence(int e, int op) {
     OperationTable ops = g.operations();
@@ -185,7 +215,7 @@ final class DvdgAttributes {
     return d[0] + "," + d[1] + "," + d[2];
   }
 
-  static String hex(long v) {
+  public static String hex(long v) {
     return "0x" + Long.toHexString(v);
   }
 }

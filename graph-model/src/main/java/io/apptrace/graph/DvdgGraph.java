@@ -1,413 +1,61 @@
 package io.apptrace.graph;
 
-import java.util.AbstractSet;
-import java.util.Arrays;
-import java.util.Iterator;
-import java.util.NoSuchElementException;
-import java.util.Set;
-import java.util.function.Supplier;
-import org.jgrapht.GraphType;
-import org.jgrapht.graph.AbstractGraph;
-import org.jgrapht.graph.DefaultGraphType;
-
 /**
- * The JGraphT view of a {@link Dvdg}, read-only, computed from its tables with a few int arrays
- * (no object per vertex or edge: graphs of millions of operations).
- *
- * <p>Vertices: value ids {@code 0..V-1}; then a synthetic source vertex for each operation with
- * no input (a memset, a kernel that reads nothing: where its edge starts); then a synthetic sink
- * vertex for each operation with no output. Edges: operation {@code op} with inputs I and
- * outputs O has {@code max(1,|I|) * max(1,|O|)} edges, one per (input, output) pair, numbered
- * from {@link #firstEdge(int)}; the edge for (input i, output o) is
- * {@code firstEdge(op) + i * max(1,|O|) + o}. Every edge of one operation shares its
- * {@link #operationOf(int) operation}.
+ * The JGraphT view of a {@link Dvdg} (see {@link OperationGraph}): its values, then a synthetic
+ * vertex for each operation without inputs and each without outputs; an edge per (input, output)
+ * pair of each operation.
  */
-public final class DvdgGraph extends AbstractGraph<Integer, Integer> {
-  private static final GraphType TYPE = new DefaultGraphType.Builder().directed()
-      .allowMultipleEdges(false).allowSelfLoops(false).weighted(false).modifiable(false).build();
-
+public final class DvdgGraph extends OperationGraph {
   private final Dvdg dvdg;
-  private final OperationTable ops;
-  private final int values;
-  private final int[] sourceOps;
-  private final int[] sinkOps;
-  private final int[] edgeStart;
-  private final int[] consumerStart;
-  private final int[] consumers;
 
   DvdgGraph(Dvdg dvdg) {
+    super(lists(dvdg));
     this.dvdg = dvdg;
-    this.ops = dvdg.operations();
-    this.values = dvdg.values().size();
-    int n = ops.size();
-    int[] src = new int[n];
-    int[] snk = new int[n];
-    int nSrc = 0;
-    int nSnk = 0;
-    edgeStart = new int[n + 1];
-    long e = 0;
-    consumerStart = new int[values + 1];
-    int inAt = 0; // the operations' inputs and outputs lie in their tables in operation order
-    int outAt = 0;
-    for (int op = 0; op < n; op++) {
-      int inEnd = ops.inputsEnd(op);
-      int outEnd = ops.outputsEnd(op);
-      int in = inEnd - inAt;
-      int out = outEnd - outAt;
-      if (in == 0) {
-        src[nSrc++] = op;
-      }
-      if (out == 0) {
-        snk[nSnk++] = op;
-      }
-      edgeStart[op] = (int) e;
-      e += (long) Math.max(1, in) * Math.max(1, out);
-      if (e > Integer.MAX_VALUE) {
-        throw new IllegalStateException("the graph has more than 2^31 edges; JGraphT cannot index it");
-      }
-      for (int k = inAt; k < inEnd; k++) {
-        consumerStart[ops.inputAt(k) + 1]++;
-      }
-      inAt = inEnd;
-      outAt = outEnd;
-    }
-    edgeStart[n] = (int) e;
-    sourceOps = Arrays.copyOf(src, nSrc);
-    sinkOps = Arrays.copyOf(snk, nSnk);
-    for (int v = 0; v < values; v++) {
-      consumerStart[v + 1] += consumerStart[v];
-    }
-    consumers = new int[consumerStart[values]];
-    int[] fill = Arrays.copyOf(consumerStart, values);
-    inAt = 0;
-    for (int op = 0; op < n; op++) {
-      for (int inEnd = ops.inputsEnd(op); inAt < inEnd; inAt++) {
-        consumers[fill[ops.inputAt(inAt)]++] = op;
-      }
-    }
   }
 
   public Dvdg dvdg() {
     return dvdg;
   }
 
-  /** Whether vertex {@code v} is a value (not a synthetic source or sink). */
-  public boolean isValue(int v) {
-    return v >= 0 && v < values;
-  }
-
-  /** The operation a synthetic vertex stands for; -1 for a value. */
-  public int syntheticOperation(int v) {
-    if (v < values) {
-      return -1;
-    }
-    int i = v - values;
-    return i < sourceOps.length ? sourceOps[i] : sinkOps[i - sourceOps.length];
-  }
-
-  /** Whether a synthetic vertex is an operation's source (else its sink). */
-  public boolean isSource(int v) {
-    return v >= values && v - values < sourceOps.length;
-  }
-
-  /** The operation an edge belongs to. */
-  public int operationOf(int edge) {
-    int i = Arrays.binarySearch(edgeStart, edge);
-    if (i < 0) {
-      return -i - 2;
-    }
-    while (i + 1 < edgeStart.length && edgeStart[i + 1] == edge) {
-      i++; // operations with no edges cannot occur (each has at least one), kept for safety
-    }
-    return i;
-  }
-
-  /** The first edge of an operation. */
-  public int firstEdge(int op) {
-    return edgeStart[op];
-  }
-
-  private int outWidth(int op) {
-    return Math.max(1, ops.outputCount(op));
-  }
-
-  private int sourceVertex(int op) {
-    return values + Arrays.binarySearch(sourceOps, op);
-  }
-
-  private int sinkVertex(int op) {
-    return values + sourceOps.length + Arrays.binarySearch(sinkOps, op);
-  }
-
-  @Override
-  public Integer getEdgeSource(Integer edge) {
-    int op = operationOf(edge);
-    int i = (edge - edgeStart[op]) / outWidth(op);
-    return ops.inputCount(op) == 0 ? sourceVertex(op) : ops.input(op, i);
-  }
-
-  @Override
-  public Integer getEdgeTarget(Integer edge) {
-    int op = operationOf(edge);
-    int o = (edge - edgeStart[op]) % outWidth(op);
-    return ops.outputCount(op) == 0 ? sinkVertex(op) : ops.output(op, o);
-  }
-
-  /** The index of the input (output) {@code v} is of {@code op}. */
-  private static int indexOf(OperationTable ops, int op, int v, boolean input) {
-    int n = input ? ops.inputCount(op) : ops.outputCount(op);
-    for (int k = 0; k < n; k++) {
-      if ((input ? ops.input(op, k) : ops.output(op, k)) == v) {
-        return k;
-      }
-    }
-    return -1;
-  }
-
-  @Override
-  public Set<Integer> outgoingEdgesOf(Integer v) {
-    assertVertexExist(v);
-    if (v >= values) {
-      int op = syntheticOperation(v);
-      return isSource(v) ? range(edgeStart[op], edgeStart[op + 1]) : Set.of();
-    }
-    int[] out = new int[0];
-    int size = 0;
-    for (int c = consumerStart[v]; c < consumerStart[v + 1]; c++) {
-      int op = consumers[c];
-      int w = outWidth(op);
-      int i = indexOf(ops, op, v, true);
-      if (out.length < size + w) {
-        out = Arrays.copyOf(out, Math.max(size + w, out.length * 2));
-      }
-      for (int o = 0; o < w; o++) {
-        out[size++] = edgeStart[op] + i * w + o;
-      }
-    }
-    return new IntSet(Arrays.copyOf(out, size));
-  }
-
-  @Override
-  public Set<Integer> incomingEdgesOf(Integer v) {
-    assertVertexExist(v);
-    if (v >= values) {
-      int op = syntheticOperation(v);
-      return isSource(v) ? Set.of() : range(edgeStart[op], edgeStart[op + 1]);
-    }
-    int op = dvdg.values().producer(v);
-    if (op < 0) {
-      return Set.of();
-    }
-    int w = outWidth(op);
-    int o = indexOf(ops, op, v, false);
-    int rows = Math.max(1, ops.inputCount(op));
-    int[] in = new int[rows];
-    for (int i = 0; i < rows; i++) {
-      in[i] = edgeStart[op] + i * w + o;
-    }
-    return new IntSet(in);
-  }
-
-  @Override
-  public Set<Integer> edgesOf(Integer v) {
-    Set<Integer> in = incomingEdgesOf(v);
-    Set<Integer> out = outgoingEdgesOf(v);
-    int[] all = new int[in.size() + out.size()];
-    int k = 0;
-    for (int e : in) {
-      all[k++] = e;
-    }
-    for (int e : out) {
-      all[k++] = e;
-    }
-    return new IntSet(all);
-  }
-
-  @Override
-  public int inDegreeOf(Integer v) {
-    return incomingEdgesOf(v).size();
-  }
-
-  @Override
-  public int outDegreeOf(Integer v) {
-    return outgoingEdgesOf(v).size();
-  }
-
-  @Override
-  public int degreeOf(Integer v) {
-    return inDegreeOf(v) + outDegreeOf(v);
-  }
-
-  @Override
-  public Set<Integer> getAllEdges(Integer u, Integer v) {
-    Integer e = getEdge(u, v);
-    return e == null ? Set.of() : Set.of(e);
-  }
-
-  @Override
-  public Integer getEdge(Integer u, Integer v) {
-    if (!containsVertex(u) || !containsVertex(v)) {
-      return null;
-    }
-    for (int e : outgoingEdgesOf(u)) {
-      if (getEdgeTarget(e).equals(v)) {
-        return e;
-      }
-    }
-    return null;
-  }
-
-  @Override
-  public boolean containsEdge(Integer e) {
-    return e != null && e >= 0 && e < edgeStart[edgeStart.length - 1];
-  }
-
-  @Override
-  public boolean containsVertex(Integer v) {
-    return v != null && v >= 0 && v < vertexCount();
-  }
-
-  private int vertexCount() {
-    return values + sourceOps.length + sinkOps.length;
-  }
-
-  @Override
-  public Set<Integer> vertexSet() {
-    return range(0, vertexCount());
-  }
-
-  @Override
-  public Set<Integer> edgeSet() {
-    return range(0, edgeStart[edgeStart.length - 1]);
-  }
-
-  @Override
-  public GraphType getType() {
-    return TYPE;
-  }
-
-  @Override
-  public double getEdgeWeight(Integer e) {
-    return DEFAULT_EDGE_WEIGHT;
-  }
-
-  @Override
-  public Supplier<Integer> getVertexSupplier() {
-    return null;
-  }
-
-  @Override
-  public Supplier<Integer> getEdgeSupplier() {
-    return null;
-  }
-
-  private static UnsupportedOperationException immutable() {
-    return new UnsupportedOperationException("a DVDG cannot be changed once built");
-  }
-
-  @Override
-  public Integer addEdge(Integer u, Integer v) {
-    throw immutable();
-  }
-
-  @Override
-  public boolean addEdge(Integer u, Integer v, Integer e) {
-    throw immutable();
-  }
-
-  @Override
-  public Integer addVertex() {
-    throw immutable();
-  }
-
-  @Override
-  public boolean addVertex(Integer v) {
-    throw immutable();
-  }
-
-  @Override
-  public Integer removeEdge(Integer u, Integer v) {
-    throw immutable();
-  }
-
-  @Override
-  public boolean removeEdge(Integer e) {
-    throw immutable();
-  }
-
-  @Override
-  public boolean removeVertex(Integer v) {
-    throw immutable();
-  }
-
-  @Override
-  public void setEdgeWeight(Integer e, double weight) {
-    throw immutable();
-  }
-
-  private static Set<Integer> range(int from, int to) {
-    return new AbstractSet<>() {
+  /** A graph's operations and values as lists. */
+  static OperationLists lists(Dvdg g) {
+    OperationTable ops = g.operations();
+    ValueTable values = g.values();
+    return new OperationLists() {
       @Override
-      public Iterator<Integer> iterator() {
-        return new Iterator<>() {
-          int next = from;
-
-          @Override
-          public boolean hasNext() {
-            return next < to;
-          }
-
-          @Override
-          public Integer next() {
-            if (next >= to) {
-              throw new NoSuchElementException();
-            }
-            return next++;
-          }
-        };
+      public int operations() {
+        return ops.size();
       }
 
       @Override
-      public boolean contains(Object o) {
-        return o instanceof Integer i && i >= from && i < to;
+      public int values() {
+        return values.size();
       }
 
       @Override
-      public int size() {
-        return to - from;
+      public int inputCount(int op) {
+        return ops.inputCount(op);
+      }
+
+      @Override
+      public int input(int op, int k) {
+        return ops.input(op, k);
+      }
+
+      @Override
+      public int outputCount(int op) {
+        return ops.outputCount(op);
+      }
+
+      @Override
+      public int output(int op, int k) {
+        return ops.output(op, k);
+      }
+
+      @Override
+      public int producer(int value) {
+        return values.producer(value);
       }
     };
-  }
-
-  /** A small read-only set of ints. */
-  private static final class IntSet extends AbstractSet<Integer> {
-    private final int[] items;
-
-    IntSet(int[] items) {
-      this.items = items;
-    }
-
-    @Override
-    public Iterator<Integer> iterator() {
-      return Arrays.stream(items).iterator();
-    }
-
-    @Override
-    public boolean contains(Object o) {
-      if (!(o instanceof Integer i)) {
-        return false;
-      }
-      for (int x : items) {
-        if (x == i) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    @Override
-    public int size() {
-      return items.length;
-    }
   }
 }

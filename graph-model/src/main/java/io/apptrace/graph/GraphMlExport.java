@@ -1,7 +1,9 @@
 package io.apptrace.graph;
 
 import java.io.Writer;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
 import org.jgrapht.nio.graphml.GraphMLExporter;
 
 /**
@@ -13,14 +15,18 @@ public final class GraphMlExport {
 
   public static void write(Dvdg g, CallSites sites, Writer out) {
     Objects.requireNonNull(g, "g");
-    DvdgAttributes attrs = new DvdgAttributes(g, Objects.requireNonNull(sites, "sites"));
+    write(new DvdgAttributes(g, Objects.requireNonNull(sites, "sites")), out);
+  }
+
+  /** Writes any graph the exporters know the attributes of (a DVDG, a job's). */
+  public static void write(AttributedGraph g, Writer out) {
     GraphMLExporter<Integer, Integer> x = new GraphMLExporter<>(DvdgAttributes::vertexId);
     x.setEdgeIdProvider(DvdgAttributes::edgeId);
     // JGraphT keys attributes by name: a name nodes and edges share is declared once for both.
-    java.util.Set<String> edgeNames = new java.util.HashSet<>();
-    DvdgAttributes.EDGE.forEach(a -> edgeNames.add(a.name()));
-    java.util.Set<String> shared = new java.util.HashSet<>();
-    for (DvdgAttributes.Declared a : DvdgAttributes.VERTEX) {
+    Set<String> edgeNames = new HashSet<>();
+    g.edgeAttributes().forEach(a -> edgeNames.add(a.name()));
+    Set<String> shared = new HashSet<>();
+    for (AttributedGraph.Declared a : g.vertexAttributes()) {
       boolean both = edgeNames.contains(a.name());
       if (both) {
         shared.add(a.name());
@@ -28,13 +34,13 @@ public final class GraphMlExport {
       x.registerAttribute(a.name(), both ? GraphMLExporter.AttributeCategory.ALL
           : GraphMLExporter.AttributeCategory.NODE, a.type());
     }
-    for (DvdgAttributes.Declared a : DvdgAttributes.EDGE) {
+    for (AttributedGraph.Declared a : g.edgeAttributes()) {
       if (!shared.contains(a.name())) {
         x.registerAttribute(a.name(), GraphMLExporter.AttributeCategory.EDGE, a.type());
       }
     }
-    x.setVertexAttributeProvider(attrs::vertex);
-    x.setEdgeAttributeProvider(attrs::edge);
+    x.setVertexAttributeProvider(g::vertex);
+    x.setEdgeAttributeProvider(g::edge);
     x.exportGraph(g.graph(), Objects.requireNonNull(out, "out"));
   }
 }

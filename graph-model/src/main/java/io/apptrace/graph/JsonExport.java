@@ -10,11 +10,15 @@ public final class JsonExport {
 
   public static void write(Dvdg g, CallSites sites, Writer out) {
     Objects.requireNonNull(g, "g");
-    DvdgAttributes attrs = new DvdgAttributes(g, Objects.requireNonNull(sites, "sites"));
+    write(new DvdgAttributes(g, Objects.requireNonNull(sites, "sites")), out);
+  }
+
+  /** Writes any graph the exporters know the attributes of (a DVDG, a job's). */
+  public static void write(AttributedGraph g, Writer out) {
     JSONExporter<Integer, Integer> x = new JSONExporter<>(DvdgAttributes::vertexId);
     x.setEdgeIdProvider(DvdgAttributes::edgeId);
-    x.setVertexAttributeProvider(attrs::vertex);
-    x.setEdgeAttributeProvider(attrs::edge);
+    x.setVertexAttributeProvider(g::vertex);
+    x.setEdgeAttributeProvider(g::edge);
     x.exportGraph(g.graph(), Objects.requireNonNull(out, "out"));
   }
 }

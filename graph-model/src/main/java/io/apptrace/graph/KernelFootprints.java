@@ -44,7 +44,7 @@ final class KernelFootprints {
       WriteMap w = a.allocation.writes;
       long span = w.rangeStartingAt(a.offset);
       if (span > 0 && (a.offset == 0 && span >= a.allocation.bytes()
-          || ops.kind(values.producer(w.valueStartingAt(a.offset))) == OpKind.KERNEL)) {
+          || !chunkEvidence(values.producer(w.valueStartingAt(a.offset))))) {
         span = 0; // a whole allocation is no chunk; another kernel's footprint was itself inferred
       }
       spans[i] = span;
@@ -67,4 +67,13 @@ final class KernelFootprints {
     return spans;
   }
 
+  /**
+   * Whether the range operation {@code op} wrote can be a kernel's chunk: a copy's or a memset's,
+   * not another kernel's (its footprint was itself inferred) nor an MPI receive's (in a job's
+   * graph, docs/JOBS.md: a message lands where the program's exchange puts it, a halo at the start
+   * of a buffer the kernel reads whole, not what a stream copied in for one kernel).
+   */
+  private boolean chunkEvidence(int op) {
+    return ops.kind(op) != OpKind.KERNEL && !ops.isMpiBufferAccess(op);
+  }
 }

@@ -242,6 +242,16 @@ public final class OperationTable {
     return (rows.get(op, META) >>> 2) & 0xfff;
   }
 
+  /**
+   * Whether the operation is an MPI call's access to one of its buffers: a copy named after the MPI
+   * function, which no runtime call is. A job's graph writes them into its ranks' traces
+   * (io.apptrace.jobgraph, docs/JOBS.md); a trace as captured has none.
+   */
+  public boolean isMpiBufferAccess(int op) {
+    return kind(op) == OpKind.COPY && api(op) == io.apptrace.proto.Api.API_OTHER_VALUE
+        && io.apptrace.trace.ApiNames.isMpi(name(op));
+  }
+
   /** The runtime function (copies, memsets) or the kernel's display name. */
   public String name(int op) {
     return names.get(rows.get(op, NAME));
@@ -358,20 +368,15 @@ public final class OperationTable {
 
   /**
    * Where {@code op}'s inputs end in the table of all inputs, which holds them operation after
-   * operation (those of {@code op} start where {@code op - 1}'s end): for whole passes.
+   * operation (those of {@code op} start where {@code op - 1}'s end).
    */
-  int inputsEnd(int op) {
+  private int inputsEnd(int op) {
     return op + 1 < rows.size() ? inStart(op + 1) : inputs.size();
   }
 
   /** Where {@code op}'s outputs end in the table of all outputs (see {@link #inputsEnd}). */
-  int outputsEnd(int op) {
+  private int outputsEnd(int op) {
     return op + 1 < rows.size() ? outStart(op + 1) : outValue.size();
-  }
-
-  /** The value of entry {@code i} of the table of all inputs. */
-  int inputAt(int i) {
-    return inputs.get(i, 0);
   }
 
   public int inputCount(int op) {

@@ -83,7 +83,7 @@ public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<
     perPair.forEach((k, v) -> pairs.add(new PairTraffic((int) (k >>> 32), (int) (long) k, v[0], v[1], v[2])));
     List<CollectiveTraffic> cols = new ArrayList<>();
     perOp.forEach((op, v) -> cols.add(new CollectiveTraffic(op, v[0], v[1], v[2])));
-    return new JobTraffic(ranks, pairs, cols, m.unmatchedSends(), m.unmatchedReceives(), c.mismatched(),
+    return new JobTraffic(ranks, pairs, cols, m.unmatchedSends().size(), m.unmatchedReceives().size(), c.mismatched(),
         nccl(job));
   }
 

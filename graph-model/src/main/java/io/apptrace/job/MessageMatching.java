@@ -5,6 +5,7 @@ import io.apptrace.proto.MpiCompletion;
 import io.apptrace.proto.MpiOp;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,23 +20,36 @@ import java.util.Map;
  *
  * @param messages every matched send and receive
  * @param unmatchedSends sends no receive in the job's traces took (their destination's trace is
- *     missing, or the receive was never posted or completed)
- * @param unmatchedReceives receives no send matched
+ *     missing, or the receive was never posted or completed), by rank and post
+ * @param unmatchedReceives receives no send matched, by rank and post
  */
-public record MessageMatching(List<Message> messages, int unmatchedSends, int unmatchedReceives) {
+public record MessageMatching(List<Message> messages, List<Half> unmatchedSends, List<Half> unmatchedReceives) {
   public MessageMatching {
     messages = List.copyOf(messages);
+    unmatchedSends = List.copyOf(unmatchedSends);
+    unmatchedReceives = List.copyOf(unmatchedReceives);
   }
 
-  /** A send or a receive, before matching. */
-  private record Half(int rank, int peer, long comm, int tag, long bytes, boolean device, int post, int done) {}
+  /**
+   * A send or a receive of one rank.
+   *
+   * @param rank the rank that made it
+   * @param peer the destination (a send) or the source it matched (a receive; -1: MPI_ANY_SOURCE
+   *     never seen completed)
+   * @param comm the communicator's id
+   * @param tag the tag (a receive: as matched; -1: MPI_ANY_TAG never seen completed)
+   * @param bytes the bytes sent or received
+   * @param device the buffer was device memory
+   * @param post the index of the call that started it, among the rank's MPI calls
+   * @param done the index of the call that completed it (-1: never seen completed)
+   */
+  public record Half(int rank, int peer, long comm, int tag, long bytes, boolean device, int post, int done) {}
 
   private record Key(long comm, int source, int dest, int tag) {}
 
   public static MessageMatching of(Job job) {
     Map<Key, ArrayDeque<Half>> sends = new HashMap<>();
     List<List<Half>> receives = new ArrayList<>();
-    int sendCount = 0;
     for (RankTrace t : job.ranks()) {
       List<Half> s = new ArrayList<>();
       List<Half> r = new ArrayList<>();
@@ -43,24 +57,26 @@ public record MessageMatching(List<Message> messages, int unmatchedSends, int un
       for (Half h : s) {
         sends.computeIfAbsent(new Key(h.comm(), t.rank(), h.peer(), h.tag()), k -> new ArrayDeque<>()).add(h);
       }
-      sendCount += s.size();
       receives.add(r);
     }
     List<Message> messages = new ArrayList<>();
-    int unmatchedReceives = 0;
+    List<Half> unmatchedReceives = new ArrayList<>();
     for (List<Half> rs : receives) {
       for (Half r : rs) {
         ArrayDeque<Half> q = r.peer() < 0 || r.tag() < 0 ? null : sends.get(new Key(r.comm(), r.peer(), r.rank(), r.tag()));
         Half s = q == null ? null : q.poll();
         if (s == null) {
-          unmatchedReceives++;
+          unmatchedReceives.add(r);
           continue;
         }
         messages.add(new Message(s.rank(), r.rank(), r.comm(), r.tag(), Math.min(s.bytes(), r.bytes()), s.device(),
             r.device(), s.post(), s.done(), r.post(), r.done()));
       }
     }
-    return new MessageMatching(messages, sendCount - messages.size(), unmatchedReceives);
+    List<Half> unmatchedSends = new ArrayList<>();
+    sends.values().forEach(unmatchedSends::addAll);
+    unmatchedSends.sort(Comparator.comparingInt(Half::rank).thenComparingInt(Half::post));
+    return new MessageMatching(messages, unmatchedSends, unmatchedReceives);
   }
 
   /** A rank's sends and receives in the order it posted them, with where each completed. */

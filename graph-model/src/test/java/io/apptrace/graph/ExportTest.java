@@ -4,17 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import org.jgrapht.Graph;
 import org.jgrapht.graph.DefaultEdge;
-import org.jgrapht.graph.builder.GraphTypeBuilder;
-import org.jgrapht.nio.Attribute;
-import org.jgrapht.nio.graphml.GraphMLImporter;
-import org.jgrapht.util.SupplierUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,19 +22,10 @@ class ExportTest {
     StringWriter w = new StringWriter();
     GraphMlExport.write(g, CallSites.none(), w);
 
-    Graph<String, DefaultEdge> back = GraphTypeBuilder.<String, DefaultEdge>directed()
-        .allowingMultipleEdges(true).allowingSelfLoops(false)
-        .vertexSupplier(SupplierUtil.createStringSupplier()).edgeSupplier(DefaultEdge::new).buildGraph();
-    Map<String, Map<String, String>> nodes = new HashMap<>();
-    Map<DefaultEdge, Map<String, String>> edges = new HashMap<>();
-    GraphMLImporter<String, DefaultEdge> importer = new GraphMLImporter<>();
-    importer.setVertexFactory(id -> id);
-    importer.addVertexAttributeConsumer((p, a) ->
-        nodes.computeIfAbsent(p.getFirst(), k -> new HashMap<>()).put(p.getSecond(), value(a)));
-    importer.addEdgeAttributeConsumer((p, a) ->
-        edges.computeIfAbsent(p.getFirst(), k -> new HashMap<>()).put(p.getSecond(), value(a)));
-    importer.importGraph(back, new StringReader(w.toString()));
-
+    GraphMlReadBack read = GraphMlReadBack.of(w.toString());
+    Graph<String, DefaultEdge> back = read.graph();
+    Map<String, Map<String, String>> nodes = read.nodes();
+    Map<DefaultEdge, Map<String, String>> edges = read.edges();
     assertThat(back.vertexSet()).hasSize(6);
     assertThat(back.edgeSet()).hasSize(5);
     assertThat(nodes.get("n4")).containsEntry("alloc", "5").containsEntry("version", "1")
@@ -51,10 +36,6 @@ class ExportTest {
     assertThat(edges.values().stream().filter(m -> "kernel".equals(m.get("kind"))).map(m -> m.get("op")).distinct())
         .containsExactly("2");
     assertThat(edges.values()).allSatisfy(m -> assertThat(m).containsKeys("op", "kind", "name"));
-  }
-
-  private static String value(Attribute a) {
-    return a.getValue();
   }
 
   @Test

@@ -1,0 +1,6 @@
+/**
+ * The dynamic value dependence graph of an MPI job (docs/JOBS.md, "The DVDG of a job"): each
+ * rank's graph, joined by the job's messages and collectives, each an operation that reads the
+ * values in its send buffers and writes new versions of the values in its receive buffers.
+ */
+package io.apptrace.jobgraph;
