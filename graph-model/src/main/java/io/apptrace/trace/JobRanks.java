@@ -65,7 +65,7 @@ public final class JobRanks {
         || number(env, "SLURM_STEP_NUM_TASKS", 0) <= r.getRank()) {
       return r;
     }
-    JobRank.Builder b = r.toBuilder().setLauncher(r.getLauncher() + "+slurm");
+    JobRank.Builder b = r.toBuilder();
     if (b.getWorldSize() == 0) {
       b.setWorldSize(number(env, "SLURM_STEP_NUM_TASKS", 0));
     }
@@ -75,7 +75,9 @@ public final class JobRanks {
     if (b.getLocalSize() == 0) {
       b.setLocalSize(stepTasksOnThisNode(env));
     }
-    return b.build();
+    JobRank completed = b.build();
+    // the launcher named is the one whose variables said it all, or both when Slurm's said some
+    return completed.equals(r) ? r : completed.toBuilder().setLauncher(r.getLauncher() + "+slurm").build();
   }
 
   /**

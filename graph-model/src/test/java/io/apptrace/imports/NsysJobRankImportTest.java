@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.util.List;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,7 +68,10 @@ class NsysJobRankImportTest {
     JobRank j = imported(db);
     assertThat(j.getRank()).isZero();
     assertThat(j.getWorldSize()).isEqualTo(2);
-    assertThat(j.getLauncher()).isEqualTo("pmi");
     assertThat(j.getHost()).isEqualTo("nid001608");
+    // Cray MPICH's PMI variables give the rank and size; srun's step its place on the node (one
+    // rank on each of the job's two nodes)
+    assertThat(List.of(j.getLocalRank(), j.getLocalSize())).containsExactly(0, 1);
+    assertThat(j.getLauncher()).isEqualTo("pmi+slurm");
   }
 }
