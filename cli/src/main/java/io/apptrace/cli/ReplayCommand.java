@@ -1,7 +1,6 @@
 package io.apptrace.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.apptrace.cost.KernelModel;
 import io.apptrace.cost.TransferModel;
@@ -11,7 +10,6 @@ import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.NodeOverride;
 import io.apptrace.node.NodeOverrideException;
-import io.apptrace.node.TransferKind;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
@@ -24,18 +22,14 @@ import io.apptrace.replay.ReplayResult;
 import io.apptrace.replay.Replayer;
 import io.apptrace.replay.WhatIfs;
 import io.apptrace.trace.TraceException;
-import io.apptrace.validate.ReferenceLatency;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -155,7 +149,7 @@ final class ReplayCommand implements Callable<Integer> {
     }
     file = files.get(0);
     reference.checkUsage();
-    java.util.Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
+    Optional<String> unreadable = io.apptrace.trace.InputFiles.problem(file);
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
@@ -171,12 +165,12 @@ final class ReplayCommand implements Callable<Integer> {
     ExportFile.check(opsCsv);
     // an export to - takes standard output: the report then goes to stderr
     boolean exportToStdout = ExportFile.oneToStdout(json ? "--json" : null, timeline, opsCsv);
-    Optional<ReferenceOptions.Loaded> ref = reference.load();
+    ReplayReference ref = new ReplayReference(reference.load());
     List<Node> targets = new ArrayList<>();
     for (String n : nodes) {
       targets.add(node(n, overrides));
     }
-    Replayer.Options options = options(ref.isPresent());
+    Replayer.Options options = options(ref.given());
     whatIf.parsed();
     ReplayProgram program;
     ProgramValues values = null;
@@ -197,8 +191,7 @@ final class ReplayCommand implements Callable<Integer> {
       region = Optional.of(roiCut.get().summary(program, cut));
       program = cut;
     }
-    List<List<TransferKind>> fallbacks = ref.isPresent() ? applyReference(ref.get(), targets, program)
-        : new ArrayList<>();
+    ref.apply(targets, program, spec.commandLine().getErr());
     List<ReplayResult> results = new ArrayList<>();
     List<String> failed = new ArrayList<>();
     List<Node> replayed = new ArrayList<>();
@@ -212,9 +205,7 @@ final class ReplayCommand implements Callable<Integer> {
       } catch (ReplayException | NodeFileException e) {
         // one node that cannot run the program does not stop the others: its error stands in its place
         failed.add(n.name() + ": " + e.getMessage());
-        if (!fallbacks.isEmpty()) {
-          fallbacks.remove(replayed.size());
-        }
+        ref.notReplayed(replayed.size());
       }
     }
     if (results.isEmpty()) {
@@ -230,7 +221,7 @@ final class ReplayCommand implements Callable<Integer> {
         throw new UserException("--what-if: " + e.getMessage());
       }
     }
-    List<String> warnings = warnings(program, options, overrides, targets, replayedSpecs, results, ref.isPresent());
+    List<String> warnings = warnings(program, options, overrides, targets, replayedSpecs, results, ref.given());
     PrintWriter stdout = spec.commandLine().getOut();
     ExportFile.writeText(opsCsv, w -> OpsCsv.write(results, w), stdout);
     ExportFile.write(timeline, o -> ChromeTrace.write(results, o), stdout);
@@ -239,14 +230,13 @@ final class ReplayCommand implements Callable<Integer> {
       ObjectNode root = ReplayJson.of(results, file.toString(), diff == null ? 0 : diff);
       region.ifPresent(r -> root.put("region", r));
       warnings.forEach(root.withArray("warnings")::add);
-      referenceJson(root, ref, fallbacks);
+      ref.json(root);
       WhatIfOptions.json(root, whatIfs);
       failed.forEach(root.putArray("not_replayed")::add);
       out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       region.ifPresent(out::println);
-      new ReplayText(out, diff == null ? 0 : diff).report(results, file.toString(), referenceLines(ref, targets,
-          fallbacks));
+      new ReplayText(out, diff == null ? 0 : diff).report(results, file.toString(), ref.lines(targets));
       WhatIfOptions.text(out, whatIfs, roiCut.isPresent());
       for (String f : failed) {
         out.println();
@@ -296,69 +286,6 @@ final class ReplayCommand implements Callable<Integer> {
 
   private static Node node(String n, List<NodeOverride> overrides) {
     return Nodes.resolve(n, overrides);
-  }
-
-  /**
-   * Replaces each target with itself priced with the reference L+o; returns, per target, the kinds
-   * the program copies that keep its own L+o (warned about on stderr).
-   */
-  private List<List<TransferKind>> applyReference(ReferenceOptions.Loaded ref, List<Node> targets,
-      ReplayProgram program) {
-    Set<TransferKind> used = EnumSet.noneOf(TransferKind.class);
-    program.ops().forEach(op -> {
-      if (op.transfer() != null) {
-        used.add(op.transfer());
-      }
-    });
-    List<List<TransferKind>> fallbacks = new ArrayList<>();
-    for (int i = 0; i < targets.size(); i++) {
-      ReferenceLatency.Applied a = ReferenceOptions.apply(ref, targets.get(i), used, spec.commandLine().getErr(),
-          "apptrace replay");
-      targets.set(i, a.node());
-      fallbacks.add(a.fallback());
-    }
-    return fallbacks;
-  }
-
-  /**
-   * Adds to every node of the JSON {@code reference} (null without --reference-node) and {@code
-   * reference_fallback} (the kinds in use that keep the node's own L+o).
-   */
-  private static void referenceJson(ObjectNode root, Optional<ReferenceOptions.Loaded> ref,
-      List<List<TransferKind>> fallbacks) {
-    ArrayNode nodes = (ArrayNode) root.get("nodes");
-    for (int i = 0; i < nodes.size(); i++) {
-      ObjectNode n = (ObjectNode) nodes.get(i);
-      if (ref.isPresent()) {
-        ReferenceOptions.json(n.putObject("reference"), ref.get());
-      } else {
-        n.putNull("reference");
-      }
-      ArrayNode fb = n.putArray("reference_fallback");
-      if (ref.isPresent()) {
-        fallbacks.get(i).forEach(k -> fb.add(k.key()));
-      }
-    }
-  }
-
-  /** Per node, the lines that say where its L+o came from (none without --reference-node). */
-  private static List<List<String>> referenceLines(Optional<ReferenceOptions.Loaded> ref, List<Node> targets,
-      List<List<TransferKind>> fallbacks) {
-    List<List<String>> out = new ArrayList<>();
-    for (int i = 0; i < targets.size(); i++) {
-      List<String> lines = new ArrayList<>();
-      if (ref.isPresent()) {
-        lines.add("L+o from reference node " + ref.get().latency().node() + " (median measured time of its"
-            + " smallest copies; Abdelhafez et al. 2019, sec. IV-C), the rest from " + targets.get(i).name()
-            + "'s file:");
-        ReferenceOptions.describe(ref.get()).forEach(l -> lines.add("  " + l));
-        for (TransferKind k : fallbacks.get(i)) {
-          lines.add("  * " + ReferenceOptions.fallbackText(ref.get(), targets.get(i), k));
-        }
-      }
-      out.add(lines);
-    }
-    return out;
   }
 
   private Replayer.Options options(boolean withReference) {
