@@ -75,6 +75,14 @@ public sealed interface HostCall {
    */
   record NotMade() implements HostCall {}
 
+  /**
+   * A call whose duration a replay outside the node decides: the thread is held in it for
+   * {@code ns}, doing nothing on a GPU, while the GPUs go on with the work it issued before (an MPI
+   * call in a job's replay on a cluster, held for the time the network's replay gave it: {@link
+   * JobOverlap}). The host work before and after it stays as traced.
+   */
+  record Held(long ns) implements HostCall {}
+
   /** The one {@link HostWork}. */
   HostWork HOST_WORK = new HostWork();
 
