@@ -64,6 +64,8 @@ public final class JobReplay {
   /** What the last step that could not go waits for: a message's index, or -1 - a collective's. */
   private int waitsFor;
   private final double[] nicFree;
+  /** Per rank, per MPI call: seconds from its entry to its return, as replayed. */
+  private final double[][] inCall;
   private final JobReplayResult.Builder result;
 
   /** The job with the time between each rank's MPI calls as traced ({@link RankSegments#asTraced}). */
@@ -81,11 +83,7 @@ public final class JobReplay {
     this.job = job;
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
-    if (job.worldSize() > cluster.ranks()) {
-      throw new NodeFileException("the job has " + job.worldSize() + " ranks and the cluster " + cluster.name()
-          + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
-          + " ranks); give more nodes with --nodes");
-    }
+    checkHolds(job, cluster);
     for (RankSegments s : segments) {
       this.segments.put(s.rank(), s);
     }
@@ -101,6 +99,7 @@ public final class JobReplay {
     recvAt = new int[world][];
     collectiveAt = new int[world][];
     sentHalf = new double[world][];
+    inCall = new double[world][];
     @SuppressWarnings("unchecked")
     Map<Long, Integer>[] byRequest = new Map[world];
     posts = byRequest;
@@ -111,6 +110,7 @@ public final class JobReplay {
       recvAt[r] = filled(n);
       collectiveAt[r] = filled(n);
       sentHalf[r] = new double[n];
+      inCall[r] = new double[n];
       Arrays.fill(sentHalf[r], Double.NaN);
       posts[r] = new HashMap<>();
       for (MpiEvent e : t.calls()) {
@@ -139,6 +139,20 @@ public final class JobReplay {
     members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
     this.nicFree = new double[cluster.nodes()];
     this.result = new JobReplayResult.Builder(cluster, segments);
+  }
+
+  /** @throws NodeFileException when the cluster cannot hold the job's ranks */
+  static void checkHolds(Job job, Cluster cluster) throws NodeFileException {
+    if (job.worldSize() > cluster.ranks()) {
+      throw new NodeFileException("the job has " + job.worldSize() + " ranks and the cluster " + cluster.name()
+          + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
+          + " ranks); give more nodes with --nodes");
+    }
+  }
+
+  /** After {@link #run}: seconds from rank {@code rank}'s MPI call {@code call}'s entry to its return. */
+  public double inCallSeconds(int rank, int call) {
+    return inCall[rank][call];
   }
 
   private static int[] filled(int n) {
@@ -263,6 +277,7 @@ public final class JobReplay {
       return false;
     }
     result.account(rank, e.call().getOp(), gap, end - start, e.durationNs() / 1e9);
+    inCall[rank][e.index()] = end - start;
     c.clock = end;
     c.next++;
     return true;

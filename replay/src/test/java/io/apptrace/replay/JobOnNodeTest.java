@@ -98,12 +98,9 @@ class JobOnNodeTest {
         .mpi(MpiOp.MPI_FINALIZE, -1, 1000);
     Rank r1 = new Rank(1).mpi(MpiOp.MPI_INIT, -1, 1000).mpi(MpiOp.MPI_RECV, 0, 5_000_000).host(100_000)
         .kernelAndSync().mpi(MpiOp.MPI_FINALIZE, -1, 1000);
-    List<RankSegments> segments = new ArrayList<>();
-    for (Rank r : List.of(r0, r1)) {
-      segments.add(RankOnNode.replay(r.trace(), r.f.build(), c, Replayer.Options.defaults()));
-    }
     Job job = new Job(List.of(r0.trace(), r1.trace()), 2);
-    return new JobReplay(job, c, segments).run();
+    return JobOverlap.replay(job, List.of(r0.f.build(), r1.f.build()), c, Replayer.Options.defaults(),
+        JobOverlap.MAX_ITERATIONS);
   }
 
   private static double kernel(String node) throws Exception {

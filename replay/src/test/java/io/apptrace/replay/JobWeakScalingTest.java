@@ -43,7 +43,7 @@ class JobWeakScalingTest {
       Path dir = Files.createDirectory(tmp.resolve("n" + nodes));
       Job job = Job.read(SyntheticJob.write(dir, nodes, 10));
       Cluster c = cluster(nodes);
-      JobReplayResult r = new JobReplay(job, c, RankOnNode.replay(job, c, Replayer.Options.defaults())).run();
+      JobReplayResult r = JobOverlap.replay(job, c, Replayer.Options.defaults());
       assertThat(r.ranks()).hasSize(nodes);
       kernels.add(r.ranks().stream().mapToDouble(JobReplayResult.RankTime::kernels).max().orElseThrow());
       communication.add(r.ranks().stream().mapToDouble(t -> t.pointToPoint() + t.collective()).max().orElseThrow());
