@@ -153,7 +153,7 @@ final class HostThreads {
     } else if (what instanceof HostCall.NotMade) {
       dur = 0;
     } else if (what instanceof HostCall.Held h) {
-      dur = h.ns(); // decided outside the node: not the node's CPU time, not divided by its speed
+      dur = Math.max(0, h.untilNs() - now); // decided outside the node: not the node's CPU time
     } else {
       dur = costs.plainNs(i, c); // host work
     }
