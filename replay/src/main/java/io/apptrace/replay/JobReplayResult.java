@@ -185,18 +185,24 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       return node ? RankSegments.Source.NODE : RankSegments.Source.TRACED;
     }
 
-    /** The node replays' notes, each once with the ranks that gave it, then what the replay approximates. */
+    /**
+     * The node replays' notes, each once with the nodes that gave it (a node's ranks are replayed
+     * together), then what the replay approximates.
+     */
     private List<String> notes() {
-      Map<String, List<Integer>> byNote = new java.util.LinkedHashMap<>();
+      Map<String, java.util.Set<Integer>> byNote = new java.util.LinkedHashMap<>();
+      java.util.Set<Integer> nodes = new java.util.TreeSet<>();
       for (RankSegments s : segments.values()) {
+        int node = cluster.nodeOf(s.rank());
+        nodes.add(node);
         for (String n : s.notes()) {
-          byNote.computeIfAbsent(n, k -> new ArrayList<>()).add(s.rank());
+          byNote.computeIfAbsent(n, k -> new java.util.TreeSet<>()).add(node);
         }
       }
       List<String> out = new ArrayList<>();
-      int all = segments.size();
-      byNote.forEach((n, rs) -> out.add((rs.size() == all ? "every rank" : rs.size() == 1 ? "rank " + rs.get(0)
-          : rs.size() + " ranks") + ": " + n));
+      int all = nodes.size();
+      byNote.forEach((n, ns) -> out.add((ns.size() == all ? all == 1 ? "the node" : "every node" : ns.size() == 1
+          ? "node " + ns.iterator().next() : ns.size() + " nodes") + ": " + n));
       out.addAll(RankSegments.approximations(between()));
       return out;
     }

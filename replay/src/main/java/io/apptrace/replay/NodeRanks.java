@@ -30,6 +30,7 @@ final class NodeRanks {
   private final int[] opBase;
   /** Per rank (in {@link #ranks}' order), per MPI call: {merged thread, index among its calls}. */
   private final int[][][] mpiAt;
+  private final boolean sharesNothing;
 
   private NodeRanks(List<RankTrace> ranks, ReplayProgram program, int[] threadBase, int[] opBase, int[][][] mpiAt) {
     this.ranks = List.copyOf(ranks);
@@ -37,6 +38,34 @@ final class NodeRanks {
     this.threadBase = threadBase;
     this.opBase = opBase;
     this.mpiAt = mpiAt;
+    this.sharesNothing = sharesNothing(program, threadBase, opBase);
+  }
+
+  /**
+   * Whether the node's ranks share nothing the node replay shares and each has one host thread:
+   * each rank its own GPUs, no copy, no kernel that reaches host memory, no managed memory (no
+   * operation on a link or the host's memory), so that holding one rank's thread longer moves only
+   * that rank's later work.
+   */
+  private static boolean sharesNothing(ReplayProgram p, int[] threadBase, int[] opBase) {
+    if (!p.managed().isEmpty()) {
+      return false;
+    }
+    Map<Integer, Integer> gpuOwner = new HashMap<>();
+    for (int k = 0; k + 1 < threadBase.length; k++) {
+      if (threadBase[k + 1] - threadBase[k] > 1) {
+        return false;
+      }
+      for (int op = opBase[k]; op < opBase[k + 1]; op++) {
+        ReplayProgram.Op o = p.ops().get(op);
+        if (o.kind() == ReplayProgram.Kind.COPY || o.mappedReadBytes() > 0 || o.mappedWriteBytes() > 0
+            || gpuOwner.getOrDefault(o.device(), k) != k) {
+          return false;
+        }
+        gpuOwner.put(o.device(), k);
+      }
+    }
+    return true;
   }
 
   /**
@@ -47,6 +76,24 @@ final class NodeRanks {
    */
   static NodeRanks of(List<RankTrace> ranks, List<ReplayProgram> programs, Cluster cluster,
       Map<Integer, Integer> deviceMap) throws ReplayException {
+    try {
+      return of(ranks, t -> programs.get(ranks.indexOf(t)), cluster, deviceMap);
+    } catch (java.io.IOException | io.apptrace.trace.TraceException e) {
+      throw new IllegalStateException(e); // the programs are given: nothing is read
+    }
+  }
+
+  /** Where a rank's program comes from (its trace, read when the merge comes to it). */
+  interface Programs {
+    ReplayProgram of(RankTrace t) throws java.io.IOException, io.apptrace.trace.TraceException;
+  }
+
+  /**
+   * Merges the programs of {@code ranks}, each taken from {@code programs} in turn (and dropped once
+   * merged), with every MPI call held not at all ({@link HostCall.Held} until 0).
+   */
+  static NodeRanks of(List<RankTrace> ranks, Programs programs, Cluster cluster, Map<Integer, Integer> deviceMap)
+      throws ReplayException, java.io.IOException, io.apptrace.trace.TraceException {
     int n = ranks.size();
     List<ReplayProgram.Op> ops = new ArrayList<>();
     List<CallLog.Stream> streams = new ArrayList<>();
@@ -67,7 +114,7 @@ final class NodeRanks {
     long pinNs = 0;
     for (int k = 0; k < n; k++) {
       RankTrace rank = ranks.get(k);
-      ReplayProgram p = programs.get(k);
+      ReplayProgram p = programs.of(rank);
       int[][] at = RankOnNode.positions(rank, p);
       Map<Integer, Integer> pid = pids(p, pidsUsed);
       Map<Integer, Integer> device = devices(p, rank.rank(), cluster, deviceMap);
@@ -89,13 +136,21 @@ final class NodeRanks {
         streams.add(new CallLog.Stream(pid.get(s.pid()), dev(device, s.device()), s.legacy(), s.blocking(),
             s.perThread(), s.handle()));
       }
+      List<List<ReplayProgram.Call>> rankCalls = new ArrayList<>();
       for (ReplayProgram.HostThread t : p.threads()) {
         List<ReplayProgram.Call> calls = new ArrayList<>(t.calls().size());
         for (ReplayProgram.Call c : t.calls()) {
           calls.add(new ReplayProgram.Call(renumbered(c.what(), ob, sb, eb, device), c.entryNs() + shift,
               c.durationNs(), c.name(), c.bytes(), c.offCpuNs()));
         }
-        threads.add(new ReplayProgram.HostThread(pid.get(t.pid()), t.tid(), calls));
+        rankCalls.add(calls);
+      }
+      for (int[] x : at) {
+        rankCalls.get(x[0]).set(x[1], held(rankCalls.get(x[0]).get(x[1]), 0));
+      }
+      for (int t = 0; t < p.threads().size(); t++) {
+        ReplayProgram.HostThread h = p.threads().get(t);
+        threads.add(new ReplayProgram.HostThread(pid.get(h.pid()), h.tid(), rankCalls.get(t)));
       }
       for (CallLog.Range r : p.ranges()) {
         ranges.add(new CallLog.Range(r.thread() + tb, r.name(), r.domain(), r.startNs() + shift, r.endNs() + shift));
@@ -190,6 +245,11 @@ final class NodeRanks {
     return what; // host work, a call not made, a held call: nothing to renumber
   }
 
+  /** Whether the ranks share none of the node's links, host memory or GPUs, and each has one thread. */
+  boolean sharesNothing() {
+    return sharesNothing;
+  }
+
   /** The merged program. */
   ReplayProgram program() {
     return program;
@@ -223,16 +283,22 @@ final class NodeRanks {
     return mpiAt[k][call];
   }
 
-  /** The merged program with rank {@code k}'s MPI call {@code i} held for {@code heldNs[k][i]} ({@link HostCall.Held}). */
+  /** An MPI call held until {@code ns} on the node's clock. */
+  private static ReplayProgram.Call held(ReplayProgram.Call c, long ns) {
+    return new ReplayProgram.Call(new HostCall.Held(ns), c.entryNs(), c.durationNs(), c.name(), 0, c.offCpuNs());
+  }
+
+  /** The merged program with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} ({@link HostCall.Held}). */
   ReplayProgram held(long[][] heldNs) {
+    if (java.util.Arrays.stream(heldNs).allMatch(h -> java.util.Arrays.stream(h).allMatch(x -> x == 0))) {
+      return program; // as merged
+    }
     ProgramEdit edit = new ProgramEdit(program);
     for (int k = 0; k < ranks.size(); k++) {
       for (int i = 0; i < mpiAt[k].length; i++) {
         int[] at = mpiAt[k][i];
         List<ReplayProgram.Call> cs = edit.calls(at[0]);
-        ReplayProgram.Call c = cs.get(at[1]);
-        cs.set(at[1], new ReplayProgram.Call(new HostCall.Held(heldNs[k][i]), c.entryNs(), c.durationNs(), c.name(),
-            0, c.offCpuNs()));
+        cs.set(at[1], held(cs.get(at[1]), heldNs[k][i]));
       }
     }
     return edit.build();

@@ -15,10 +15,13 @@ import java.util.Map;
 /**
  * The ranks of one node re-projected on the cluster's node model (docs/JOBS.md, "Replay on a
  * cluster"): their merged program ({@link NodeRanks}) is replayed on the node as a single trace is,
- * with each MPI call held for the time the job's replay gave it ({@link HostCall.Held}: the thread
+ * with each MPI call held until the job's replay returned from it ({@link HostCall.Held}: the thread
  * waits, the GPUs go on with what it issued before). Where each rank's timeline stands at each MPI
  * call gives its own work between its MPI calls ({@link RankSegments}), which {@link JobReplay} then
  * runs between the communication it prices; {@link JobOverlap} repeats the two until they agree.
+ * It also says whether the node is settled (its segments cannot change with the calls' times) and,
+ * per rank, how long its MPI calls held it while its own GPU work ran (communication hidden behind
+ * it).
  */
 public final class RankOnNode {
   private RankOnNode() {}
@@ -29,11 +32,15 @@ public final class RankOnNode {
    * @param segments per rank of the node, in {@link NodeRanks#ranks()}' order
    * @param firstCallNs per rank, when it entered its first MPI call on the node's timeline (NaN: it
    *     makes none)
+   * @param settled holding the node's MPI calls for other times cannot change its segments: its
+   *     ranks share nothing ({@link NodeRanks#sharesNothing()}) and none had GPU work in flight when
+   *     it entered an MPI call, so a call held longer only moves the rank's later work by as much
    */
-  record Replayed(List<RankSegments> segments, double[] firstCallNs) {}
+  record Replayed(List<RankSegments> segments, double[] firstCallNs, boolean settled) {}
 
   /**
-   * Replays the node's ranks with rank {@code k}'s MPI call {@code i} held {@code heldNs[k][i]}.
+   * Replays the node's ranks with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} on
+   * the node's clock.
    *
    * @throws ReplayException when the merged program cannot run on the node
    */
@@ -50,6 +57,7 @@ public final class RankOnNode {
     }
     List<RankSegments> out = new ArrayList<>();
     double[] firstCall = new double[ranks.ranks().size()];
+    boolean settled = ranks.sharesNothing();
     for (int k = 0; k < ranks.ranks().size(); k++) {
       RankTrace rank = ranks.ranks().get(k);
       int n = rank.calls().size();
@@ -93,11 +101,36 @@ public final class RankOnNode {
       }
       double tail = n == 0 ? end / 1e9 : Math.max(0, end - lastExit) / 1e9;
       double hidden = hidden(rank, entry, exit, busy) / 1e9;
+      settled = settled && !inFlight(ranks, k, r);
       out.add(new RankSegments(rank.rank(), before, tail, kernels, copies, hidden, RankSegments.Source.NODE,
           r.notes()));
     }
-    return new Replayed(out, firstCall);
+    return new Replayed(out, firstCall, settled);
   }
+
+  /**
+   * Whether GPU work rank {@code k} issued was still running when one of its threads entered an MPI
+   * call: each thread's calls in order, the latest end of the operations they issued so far against
+   * each held call's start.
+   */
+  static boolean inFlight(NodeRanks ranks, int k, ReplayResult r) {
+    for (int t = ranks.firstThread(k); t < ranks.endThread(k); t++) {
+      List<ReplayProgram.Call> calls = ranks.program().threads().get(t).calls();
+      double lastEnd = Double.NEGATIVE_INFINITY;
+      for (int i = 0; i < calls.size(); i++) {
+        ReplayProgram.Call c = calls.get(i);
+        if (c.what() instanceof HostCall.Held && lastEnd > r.calls().get(t).get(i).startNs()) {
+          return true;
+        }
+        for (int op : c.issuedOps()) {
+          double end = r.ops().get(op).endNs();
+          lastEnd = Math.max(lastEnd, Double.isNaN(end) ? Double.POSITIVE_INFINITY : end);
+        }
+      }
+    }
+    return false;
+  }
+
 
   /**
    * How long the rank's MPI calls (not MPI_Init and MPI_Finalize) held its thread while its GPU work
