@@ -31,8 +31,9 @@ import java.util.TreeMap;
  * apart on the node, and ranks sharing a GPU would then take it in another order each iteration.
  *
  * <p>A node is <em>settled</em> ({@link RankOnNode.Replayed#settled()}) when its ranks share
- * nothing the node replay shares (each its own GPUs, no copies, no kernel reaching host memory, no
- * managed memory, one thread each) and none had GPU work in flight when it entered an MPI call:
+ * nothing the node replay shares (each its own GPUs, at most one of them with copies, kernels that
+ * reach host memory or managed memory, one thread each) and none had GPU work in flight when it
+ * entered an MPI call:
  * holding a call longer then only moves the rank's later work by as much, so its segments cannot
  * change; it is not replayed again (nor its program kept), and its calls' times do not count in
  * the convergence. A job whose nodes are all settled stops after iteration 0.

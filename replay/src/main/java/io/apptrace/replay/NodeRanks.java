@@ -43,30 +43,35 @@ final class NodeRanks {
 
   /**
    * Whether the node's ranks share nothing the node replay shares and each has one host thread:
-   * each rank its own GPUs, no copy, no kernel that reaches host memory, no managed memory (no
-   * operation on a link or the host's memory), so that holding one rank's thread longer moves only
-   * that rank's later work.
+   * each rank its own GPUs, and at most one rank with work on the node's links or host memory
+   * (copies, kernels that reach host memory, managed memory), so that holding one rank's thread
+   * longer moves only that rank's later work.
    */
   private static boolean sharesNothing(ReplayProgram p, int[] threadBase, int[] opBase) {
-    if (!p.managed().isEmpty()) {
-      return false;
-    }
+    int onLinks = p.managed().isEmpty() ? 0 : 2;
     Map<Integer, Integer> gpuOwner = new HashMap<>();
     for (int k = 0; k + 1 < threadBase.length; k++) {
       if (threadBase[k + 1] - threadBase[k] > 1) {
         return false;
       }
+      boolean links = false;
       for (int op = opBase[k]; op < opBase[k + 1]; op++) {
         ReplayProgram.Op o = p.ops().get(op);
-        if (o.kind() == ReplayProgram.Kind.COPY || o.mappedReadBytes() > 0 || o.mappedWriteBytes() > 0
-            || gpuOwner.getOrDefault(o.device(), k) != k) {
+        links |= o.kind() == ReplayProgram.Kind.COPY || o.mappedReadBytes() > 0 || o.mappedWriteBytes() > 0;
+        if (gpuOwner.getOrDefault(o.device(), k) != k || o.peerDevice() >= 0
+            && gpuOwner.getOrDefault(o.peerDevice(), k) != k) {
           return false;
         }
         gpuOwner.put(o.device(), k);
+        if (o.peerDevice() >= 0) {
+          gpuOwner.put(o.peerDevice(), k);
+        }
       }
+      onLinks += links ? 1 : 0;
     }
-    return true;
+    return onLinks <= 1;
   }
+
 
   /**
    * Merges {@code programs}, the programs of {@code ranks}' traces (in the same order), all placed on
