@@ -115,7 +115,7 @@ final class JobReplayText {
   private static String coupling(JobReplayResult.Coupling c) {
     String n = c.iterations() + (c.iterations() == 1 ? " iteration" : " iterations");
     return c.converged() ? "node and network replays agree after " + n
-        : "NOT CONVERGED: after " + n + " an MPI call's time still moved by " + Units.time(c.largestChangeSeconds())
+        : "NOT CONVERGED: after " + n + " an MPI call's return still moved by " + Units.time(c.largestChangeSeconds())
             + " (tolerance " + Units.time(c.toleranceSeconds()) + "); the makespan is the last iteration's";
   }
 
