@@ -67,9 +67,9 @@ public final class RankSegments {
     List<String> out = new java.util.ArrayList<>();
     if (source == Source.NODE) {
       out.add("the ranks a node holds are replayed together on it, sharing its links, host memory and GPUs, each"
-          + " MPI call holding its thread for the time the network's replay gave it while its GPU work goes on;"
-          + " the two replays are run in turn until no call's time moves by more than 1 ns (a fixed point, not one"
-          + " simulation of both)");
+          + " MPI call holding its thread until the network's replay returned from it while its GPU work goes on;"
+          + " the two replays are run in turn until no call's return moves by more than 1 ns (a fixed point, not"
+          + " one simulation of both)");
       out.add("the network's transfers do not use the node's links in the node's replay: a message's staging"
           + " copies (without GPUDirect RDMA) and the GPU-to-GPU exchanges within a node do not slow the ranks'"
           + " own copies, nor they the messages (messages share only the node's NIC)");
