@@ -7,7 +7,7 @@ import io.apptrace.node.NodeFileException;
 import io.apptrace.node.Units;
 import io.apptrace.replay.JobReplay;
 import io.apptrace.replay.JobReplayResult;
-import io.apptrace.replay.RankOnNode;
+import io.apptrace.replay.JobOverlap;
 import io.apptrace.replay.RankSegments;
 import io.apptrace.replay.ReplayException;
 import io.apptrace.replay.Replayer;
@@ -29,9 +29,7 @@ final class JobReplayText {
     JobReplayResult r;
     try {
       Cluster c = clusterOptions.resolve();
-      List<RankSegments> segments = clusterOptions.onNode() ? RankOnNode.replay(job, c, options)
-          : job.ranks().stream().map(RankSegments::asTraced).toList();
-      r = new JobReplay(job, c, segments).run();
+      r = clusterOptions.onNode() ? JobOverlap.replay(job, c, options) : new JobReplay(job, c).run();
     } catch (NodeFileException | ReplayException | TraceException e) {
       throw new UserException(e.getMessage());
     }
@@ -46,22 +44,32 @@ final class JobReplayText {
 
   /** The JSON document: the result without the cluster's node model. */
   record Summary(String cluster, int nodes, int ranksPerNode, String node, String betweenCalls,
-      double makespanSeconds, List<Rank> ranks, JobReplayResult.Traffic intraNode, JobReplayResult.Traffic interNode,
-      List<JobReplayResult.CollectiveTime> collectives, List<String> notes) {
+      double makespanSeconds, int iterations, boolean converged, double largestChangeSeconds,
+      Double communicationSeconds, Double hiddenSeconds, List<Rank> ranks, JobReplayResult.Traffic intraNode,
+      JobReplayResult.Traffic interNode, List<JobReplayResult.CollectiveTime> collectives, List<String> notes) {
     Summary(JobReplayResult r) {
       this(r.cluster().name(), r.cluster().nodes(), r.cluster().ranksPerNode(), r.cluster().node().name(),
-          r.between().name().toLowerCase(Locale.ROOT), r.makespan(), r.ranks().stream().map(Rank::new).toList(),
-          r.intraNode(), r.interNode(), r.collectives(), r.notes());
+          r.between().name().toLowerCase(Locale.ROOT), r.makespan(), r.coupling().iterations(),
+          r.coupling().converged(), r.coupling().largestChangeSeconds(), r.communicationSeconds(),
+          orNull(r.hiddenSeconds()), r.ranks().stream().map(Rank::new).toList(), r.intraNode(), r.interNode(),
+          r.collectives(), r.notes());
     }
   }
 
-  /** One rank in the JSON document; kernels and copies are null when ranks took their traced time. */
+  /**
+   * One rank in the JSON document; kernels, copies and hidden (of its communication, the time its GPU
+   * work ran meanwhile) are null when ranks took their traced time.
+   */
   record Rank(int rank, int node, double end, double compute, double pointToPoint, double collective, double startup,
-      Double kernels, Double copies) {
+      Double kernels, Double copies, Double hidden) {
     Rank(JobReplayResult.RankTime t) {
       this(t.rank(), t.node(), t.end(), t.compute(), t.pointToPoint(), t.collective(), t.startup(),
-          Double.isNaN(t.kernels()) ? null : t.kernels(), Double.isNaN(t.copies()) ? null : t.copies());
+          orNull(t.kernels()), orNull(t.copies()), orNull(t.hidden()));
     }
+  }
+
+  private static Double orNull(double x) {
+    return Double.isNaN(x) ? null : x;
   }
 
   private void print(JobReplayResult r) {
@@ -72,13 +80,20 @@ final class JobReplayText {
     boolean node = r.between() == RankSegments.Source.NODE;
     out.println(node ? "between MPI calls: each rank's program replayed on " + c.node().name()
         : "between MPI calls: each rank's time as traced");
-    out.printf(Locale.ROOT, "makespan %s%n%n", ms(r.makespan()));
+    out.printf(Locale.ROOT, "makespan %s%s%n", ms(r.makespan()), node ? " (" + coupling(r.coupling()) + ")" : "");
+    if (node) {
+      double comm = r.communicationSeconds();
+      out.printf(Locale.ROOT, "communication %s, of it %s (%.1f%%) while the ranks' own GPU work ran%n", ms(comm),
+          ms(r.hiddenSeconds()), comm > 0 ? 100 * r.hiddenSeconds() / comm : 0.0);
+    }
+    out.println();
     out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%s%n", "rank", "node", "end", "compute", "point-to-point",
-        "collectives", "init+fin traced", node ? String.format(Locale.ROOT, " %12s %12s", "kernels", "copies") : "");
+        "collectives", "init+fin traced", node ? String.format(Locale.ROOT, " %12s %12s %12s", "kernels", "copies",
+            "hidden") : "");
     for (JobReplayResult.RankTime t : r.ranks()) {
       out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%s%n", t.rank(), t.node(), ms(t.end()), ms(t.compute()),
-          ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT, " %12s %12s",
-              ms(t.kernels()), ms(t.copies())) : "");
+          ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT,
+              " %12s %12s %12s", ms(t.kernels()), ms(t.copies()), ms(t.hidden())) : "");
     }
     out.println();
     traffic("within nodes", r.intraNode());
@@ -94,6 +109,14 @@ final class JobReplayText {
     }
     out.println();
     r.notes().forEach(n -> out.println("note: " + n));
+  }
+
+  /** How the node replays and the network's came to agree, for the makespan's line. */
+  private static String coupling(JobReplayResult.Coupling c) {
+    String n = c.iterations() + (c.iterations() == 1 ? " iteration" : " iterations");
+    return c.converged() ? "node and network replays agree after " + n
+        : "NOT CONVERGED: after " + n + " an MPI call's return still moved by " + Units.time(c.largestChangeSeconds())
+            + " (tolerance " + Units.time(c.toleranceSeconds()) + "); the makespan is the last iteration's";
   }
 
   private void traffic(String what, JobReplayResult.Traffic t) {

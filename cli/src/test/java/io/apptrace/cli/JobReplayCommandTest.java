@@ -55,7 +55,10 @@ class JobReplayCommandTest {
     Cli c = Cli.run("replay", tmp.toString(), "--cluster", "summit-2racks");
     assertThat(c.exit()).as(c.err()).isZero();
     assertThat(c.out()).contains("between MPI calls: each rank's program replayed on summit")
-        .contains("messages within nodes: 1, 1 MiB").contains("note: every rank leaves MPI_Init at 0");
+        .containsPattern("makespan [0-9.]+ ms \\(node and network replays agree after [12] iterations?\\)")
+        .contains("communication ").contains(" while the ranks' own GPU work ran")
+        .contains("messages within nodes: 1, 1 MiB").contains("note: every rank leaves MPI_Init at 0")
+        .contains("note: the ranks a node holds are replayed together on it");
     JsonNode j = new ObjectMapper().readTree(Cli.run("replay", tmp.toString(), "--cluster", "summit-2racks",
         "--json").out());
     assertThat(j.get("betweenCalls").asText()).isEqualTo("node");
@@ -65,6 +68,9 @@ class JobReplayCommandTest {
         .isCloseTo(60e-6, org.assertj.core.api.Assertions.within(1e-12));
     assertThat(r1.get("end").asDouble()).as("not the traced 3 ms receive").isLessThan(1e-3);
     assertThat(r1.get("kernels").asDouble()).isZero();
+    assertThat(r1.get("hidden").asDouble()).as("no GPU work ran during its receive").isZero();
+    assertThat(j.get("converged").asBoolean()).isTrue();
+    assertThat(j.get("iterations").asInt()).isBetween(1, 2);
   }
 
   @Test
@@ -75,6 +81,8 @@ class JobReplayCommandTest {
     JsonNode j = new ObjectMapper().readTree(c.out());
     assertThat(j.get("betweenCalls").asText()).isEqualTo("traced");
     assertThat(j.get("ranks").get(0).get("kernels").isNull()).isTrue();
+    assertThat(j.get("ranks").get(0).get("hidden").isNull()).isTrue();
+    assertThat(j.get("iterations").asInt()).as("no node replay").isZero();
   }
 
   @Test

@@ -82,6 +82,21 @@ class MpiJobCaptureTest {
     assertThat(stats.exit()).as(stats.err()).isZero();
     assertThat(stats.out()).contains("job: 4 ranks").containsPattern("\\n\\s+0\\s+3\\s+6\\s+11,040\\s+5\\n")
         .containsPattern("\\n\\s+3\\s+0\\s+6\\s+10,244\\s+5\\n");
+    replaysToAFixedPoint(4);
+  }
+
+  /**
+   * The captured job replays on Summit's nodes (6 ranks to a node: all ranks together on one), the
+   * node and network replays agreeing within a few iterations.
+   */
+  private void replaysToAFixedPoint(int ranks) throws Exception {
+    Cli replay = Cli.run("replay", tmp.toString(), "--cluster", "summit-2racks", "--json");
+    assertThat(replay.exit()).as(replay.err()).isZero();
+    com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(replay.out());
+    assertThat(j.get("ranks")).hasSize(ranks);
+    assertThat(j.get("converged").asBoolean()).as(replay.out()).isTrue();
+    assertThat(j.get("iterations").asInt()).isBetween(1, 4);
+    assertThat(j.get("hiddenSeconds").asDouble()).isBetween(0.0, j.get("communicationSeconds").asDouble());
   }
 
   @ParameterizedTest
@@ -105,6 +120,7 @@ class MpiJobCaptureTest {
           false, true, false, true);
       assertThat(reductions).allSatisfy(e -> assertThat(e.call().getComm()).isZero());
     }
+    replaysToAFixedPoint(2);
   }
 
   @Test

@@ -75,6 +75,15 @@ public sealed interface HostCall {
    */
   record NotMade() implements HostCall {}
 
+  /**
+   * A call whose end a replay outside the node decides: the thread is held in it until
+   * {@code untilNs} on the node replay's clock (not at all when that has passed), doing nothing on
+   * a GPU, while the GPUs go on with the work it issued before (an MPI call in a job's replay on a
+   * cluster, held until the network's replay returned from it: {@link JobOverlap}). The host work
+   * before and after it stays as traced.
+   */
+  record Held(long untilNs) implements HostCall {}
+
   /** The one {@link HostWork}. */
   HostWork HOST_WORK = new HostWork();
 

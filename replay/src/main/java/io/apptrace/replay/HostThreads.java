@@ -152,6 +152,8 @@ final class HostThreads {
       dur = costs.plainNs(i, c);
     } else if (what instanceof HostCall.NotMade) {
       dur = 0;
+    } else if (what instanceof HostCall.Held h) {
+      dur = Math.max(0, h.untilNs() - now); // decided outside the node: not the node's CPU time
     } else {
       dur = costs.plainNs(i, c); // host work
     }

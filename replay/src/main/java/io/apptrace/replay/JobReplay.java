@@ -39,8 +39,6 @@ public final class JobReplay {
   private final Map<Integer, RankSegments> segments = new HashMap<>();
   private final List<Message> messages;
   private final List<Collective> collectives;
-  // per rank, per MPI call: the index of the message it sends or receives, of the collective it
-  // joins (-1: none)
   private final int[][] sendAt;
   private final int[][] recvAt;
   private final int[][] collectiveAt;
@@ -64,6 +62,8 @@ public final class JobReplay {
   /** What the last step that could not go waits for: a message's index, or -1 - a collective's. */
   private int waitsFor;
   private final double[] nicFree;
+  /** Per rank, per MPI call: when it returned, seconds, as replayed. */
+  private final double[][] exit;
   private final JobReplayResult.Builder result;
 
   /** The job with the time between each rank's MPI calls as traced ({@link RankSegments#asTraced}). */
@@ -78,14 +78,61 @@ public final class JobReplay {
    * @throws IllegalArgumentException when a rank has no segments or segments for other calls
    */
   public JobReplay(Job job, Cluster cluster, List<RankSegments> segments) throws NodeFileException {
+    this(job, cluster, segments, Matched.of(job));
+  }
+
+  /**
+   * A job's messages and collectives matched, and where each rank's calls send, receive or join
+   * them: what every replay of the job shares, whatever its segments.
+   *
+   * @param sendAt per rank, per MPI call: the index of the message it sends (-1: none)
+   * @param recvAt per rank, per MPI call: the index of the message it receives (-1: none)
+   * @param collectiveAt per rank, per MPI call: the index of the collective it joins (-1: none)
+   * @param posts per rank: request to the index of the Isend or Irecv that started it
+   */
+  record Matched(List<Message> messages, List<Collective> collectives, int[][] sendAt, int[][] recvAt,
+      int[][] collectiveAt, Map<Long, Integer>[] posts) {
+    static Matched of(Job job) {
+      int world = job.worldSize();
+      int[][] sendAt = new int[world][];
+      int[][] recvAt = new int[world][];
+      int[][] collectiveAt = new int[world][];
+      @SuppressWarnings("unchecked")
+      Map<Long, Integer>[] posts = new Map[world];
+      for (RankTrace t : job.ranks()) {
+        int r = t.rank();
+        int n = t.calls().size();
+        sendAt[r] = filled(n);
+        recvAt[r] = filled(n);
+        collectiveAt[r] = filled(n);
+        posts[r] = new HashMap<>();
+        for (MpiEvent e : t.calls()) {
+          if (e.call().getRequest() != 0) {
+            posts[r].put(e.call().getRequest(), e.index());
+          }
+        }
+      }
+      List<Message> messages = MessageMatching.of(job).messages();
+      for (int i = 0; i < messages.size(); i++) {
+        Message m = messages.get(i);
+        sendAt[m.source()][m.sendPost()] = i;
+        recvAt[m.dest()][m.recvPost()] = i;
+      }
+      List<Collective> collectives = CollectiveMatching.of(job).collectives();
+      for (int i = 0; i < collectives.size(); i++) {
+        int index = i;
+        collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
+      }
+      return new Matched(messages, collectives, sendAt, recvAt, collectiveAt, posts);
+    }
+  }
+
+  /** The job with each rank's own work as {@code segments} say, its messages and collectives as {@code matched}. */
+  JobReplay(Job job, Cluster cluster, List<RankSegments> segments, Matched matched) throws NodeFileException {
     this.job = job;
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
-    if (job.worldSize() > cluster.ranks()) {
-      throw new NodeFileException("the job has " + job.worldSize() + " ranks and the cluster " + cluster.name()
-          + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
-          + " ranks); give more nodes with --nodes");
-    }
+    checkHolds(job, cluster);
     for (RankSegments s : segments) {
       this.segments.put(s.rank(), s);
     }
@@ -97,48 +144,42 @@ public final class JobReplay {
       }
     }
     int world = job.worldSize();
-    sendAt = new int[world][];
-    recvAt = new int[world][];
-    collectiveAt = new int[world][];
     sentHalf = new double[world][];
-    @SuppressWarnings("unchecked")
-    Map<Long, Integer>[] byRequest = new Map[world];
-    posts = byRequest;
+    exit = new double[world][];
     for (RankTrace t : job.ranks()) {
-      int r = t.rank();
       int n = t.calls().size();
-      sendAt[r] = filled(n);
-      recvAt[r] = filled(n);
-      collectiveAt[r] = filled(n);
-      sentHalf[r] = new double[n];
-      Arrays.fill(sentHalf[r], Double.NaN);
-      posts[r] = new HashMap<>();
-      for (MpiEvent e : t.calls()) {
-        if (e.call().getRequest() != 0) {
-          posts[r].put(e.call().getRequest(), e.index());
-        }
-      }
+      sentHalf[t.rank()] = nans(n);
+      exit[t.rank()] = new double[n];
     }
-    messages = MessageMatching.of(job).messages();
-    for (int i = 0; i < messages.size(); i++) {
-      Message m = messages.get(i);
-      sendAt[m.source()][m.sendPost()] = i;
-      recvAt[m.dest()][m.recvPost()] = i;
-    }
+    messages = matched.messages();
+    collectives = matched.collectives();
+    sendAt = matched.sendAt();
+    recvAt = matched.recvAt();
+    collectiveAt = matched.collectiveAt();
+    posts = matched.posts();
     arrival = nans(messages.size());
     sendComplete = nans(messages.size());
     receiver = new Cursor[messages.size()];
-    collectives = CollectiveMatching.of(job).collectives();
-    for (int i = 0; i < collectives.size(); i++) {
-      int index = i;
-      collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
-    }
     arrivedCount = new int[collectives.size()];
     latestArrival = new double[collectives.size()];
     collectiveEnd = nans(collectives.size());
     members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
     this.nicFree = new double[cluster.nodes()];
     this.result = new JobReplayResult.Builder(cluster, segments);
+  }
+
+  /** @throws NodeFileException when the cluster cannot hold the job's ranks */
+  static void checkHolds(Job job, Cluster cluster) throws NodeFileException {
+    if (job.worldSize() > cluster.ranks()) {
+      throw new NodeFileException("the job has " + job.worldSize() + " ranks and the cluster " + cluster.name()
+          + " holds " + cluster.ranks() + " (" + cluster.nodes() + " nodes x " + cluster.ranksPerNode()
+          + " ranks); give more nodes with --nodes");
+    }
+  }
+
+  /** After {@link #run}: when rank {@code rank}'s MPI call {@code call} returned, seconds from the job's start. */
+  public double exitSeconds(int rank, int call) {
+    return exit[rank][call];
   }
 
   private static int[] filled(int n) {
@@ -263,6 +304,7 @@ public final class JobReplay {
       return false;
     }
     result.account(rank, e.call().getOp(), gap, end - start, e.durationNs() / 1e9);
+    exit[rank][e.index()] = end;
     c.clock = end;
     c.next++;
     return true;

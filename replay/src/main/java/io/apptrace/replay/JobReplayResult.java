@@ -24,13 +24,44 @@ import java.util.TreeMap;
  * @param between what each rank did between its MPI calls: its program replayed on the cluster's
  *     node, or the time its trace measured
  * @param notes what the node replays said, and what the job's replay approximates
+ * @param coupling how the node replays and the network's replay came to agree ({@link JobOverlap})
  */
 public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> ranks, Traffic intraNode,
-    Traffic interNode, List<CollectiveTime> collectives, RankSegments.Source between, List<String> notes) {
+    Traffic interNode, List<CollectiveTime> collectives, RankSegments.Source between, List<String> notes,
+    Coupling coupling) {
   public JobReplayResult {
     ranks = List.copyOf(ranks);
     collectives = List.copyOf(collectives);
     notes = List.copyOf(notes);
+  }
+
+  /**
+   * How the node replays and the network's replay came to agree ({@link JobOverlap}).
+   *
+   * @param iterations node replays, each followed by the network's replay (0: the ranks took their
+   *     traced time, no node replay)
+   * @param converged the last iteration moved no MPI call's time by more than {@code toleranceSeconds}
+   * @param largestChangeSeconds the most the last iteration moved a call's time
+   * @param toleranceSeconds how far a call's time may move in an iteration that converged
+   */
+  public record Coupling(int iterations, boolean converged, double largestChangeSeconds, double toleranceSeconds) {
+    /** No node replay: nothing to agree on. */
+    public static final Coupling NONE = new Coupling(0, true, 0, 0);
+  }
+
+  /** This result, reached by {@code c}. */
+  JobReplayResult withCoupling(Coupling c) {
+    return new JobReplayResult(cluster, makespan, ranks, intraNode, interNode, collectives, between, notes, c);
+  }
+
+  /** The ranks' communication (point-to-point and collectives), summed, seconds. */
+  public double communicationSeconds() {
+    return ranks.stream().mapToDouble(t -> t.pointToPoint() + t.collective()).sum();
+  }
+
+  /** Of {@link #communicationSeconds()}, the time ranks' GPU work ran meanwhile, summed (NaN: as traced). */
+  public double hiddenSeconds() {
+    return ranks.stream().mapToDouble(RankTime::hidden).sum();
   }
 
   /**
@@ -47,9 +78,11 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
    *     (every rank leaves MPI_Init at 0; MPI_Finalize takes no time)
    * @param kernels seconds its kernels ran on the node's GPU, summed (NaN when as traced)
    * @param copies seconds its copies and memsets took on the node, summed (NaN when as traced)
+   * @param hidden of its time in point-to-point calls and collectives, how much its own GPU work
+   *     was running meanwhile on the node: communication hidden behind it (NaN when as traced)
    */
   public record RankTime(int rank, int node, double end, double compute, double pointToPoint, double collective,
-      double startup, double kernels, double copies) {}
+      double startup, double kernels, double copies, double hidden) {}
 
   /**
    * Messages of one kind.
@@ -135,7 +168,7 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
         double[] v = e.getValue();
         RankSegments seg = segments.get(e.getKey());
         rs.add(new RankTime(e.getKey(), cluster.nodeOf(e.getKey()), v[0], v[1], v[2], v[3], v[4], seg.kernelSeconds(),
-            seg.copySeconds()));
+            seg.copySeconds(), seg.hiddenSeconds()));
         makespan = Math.max(makespan, v[0]);
       }
       List<CollectiveTime> cs = new ArrayList<>();
@@ -143,7 +176,8 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
           (Long) v[3])));
       return new JobReplayResult(cluster, makespan, rs,
           new Traffic(counts[0], counts[1], seconds[0], seconds[1], intraPaths),
-          new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs, between(), notes());
+          new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs, between(), notes(),
+          Coupling.NONE);
     }
 
     private RankSegments.Source between() {
@@ -151,18 +185,24 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       return node ? RankSegments.Source.NODE : RankSegments.Source.TRACED;
     }
 
-    /** The node replays' notes, each once with the ranks that gave it, then what the replay approximates. */
+    /**
+     * The node replays' notes, each once with the nodes that gave it (a node's ranks are replayed
+     * together), then what the replay approximates.
+     */
     private List<String> notes() {
-      Map<String, List<Integer>> byNote = new java.util.LinkedHashMap<>();
+      Map<String, java.util.Set<Integer>> byNote = new java.util.LinkedHashMap<>();
+      java.util.Set<Integer> nodes = new java.util.TreeSet<>();
       for (RankSegments s : segments.values()) {
+        int node = cluster.nodeOf(s.rank());
+        nodes.add(node);
         for (String n : s.notes()) {
-          byNote.computeIfAbsent(n, k -> new ArrayList<>()).add(s.rank());
+          byNote.computeIfAbsent(n, k -> new java.util.TreeSet<>()).add(node);
         }
       }
       List<String> out = new ArrayList<>();
-      int all = segments.size();
-      byNote.forEach((n, rs) -> out.add((rs.size() == all ? "every rank" : rs.size() == 1 ? "rank " + rs.get(0)
-          : rs.size() + " ranks") + ": " + n));
+      int all = nodes.size();
+      byNote.forEach((n, ns) -> out.add((ns.size() == all ? all == 1 ? "the node" : "every node" : ns.size() == 1
+          ? "node " + ns.iterator().next() : ns.size() + " nodes") + ": " + n));
       out.addAll(RankSegments.approximations(between()));
       return out;
     }

@@ -1,98 +1,173 @@
 package io.apptrace.replay;
 
-import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.job.MpiEvent;
 import io.apptrace.job.RankTrace;
 import io.apptrace.node.Cluster;
 import io.apptrace.node.NodeFileException;
+import io.apptrace.proto.MpiOp;
 import io.apptrace.trace.ApiNames;
-import io.apptrace.trace.TraceException;
-import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A rank's own work re-projected on the cluster's node model (docs/JOBS.md, "Replay on a
- * cluster"): the rank's program is replayed on the node as a single trace is, on the GPU the
- * cluster gives the rank, with each of its MPI calls taking no time (the host work around it stays,
- * {@link HostCall.NotMade}); where the rank's timeline stands at each MPI call gives the work
- * between its MPI calls, which {@link JobReplay} then runs between the communication it prices.
- *
- * <p>What this approximates: the node replay does not know how long an MPI call will wait, so GPU
- * work issued before an MPI call and still running when the call is made does not overlap the
- * call's wait in the job (a rank that hides communication behind kernels is projected as if it did
- * not: an upper bound there); each rank has its node to itself (ranks sharing a node do not share
- * its links, host memory or GPUs in this replay; their messages do share its NIC).
+ * The ranks of one node re-projected on the cluster's node model (docs/JOBS.md, "Replay on a
+ * cluster"): their merged program ({@link NodeRanks}) is replayed on the node as a single trace is,
+ * with each MPI call held until the job's replay returned from it ({@link HostCall.Held}: the thread
+ * waits, the GPUs go on with what it issued before). Where each rank's timeline stands at each MPI
+ * call gives its own work between its MPI calls ({@link RankSegments}), which {@link JobReplay} then
+ * runs between the communication it prices; {@link JobOverlap} repeats the two until they agree.
+ * It also says whether the node is settled (its segments cannot change with the calls' times) and,
+ * per rank, how long its MPI calls held it while its own GPU work ran (communication hidden behind
+ * it).
  */
 public final class RankOnNode {
   private RankOnNode() {}
 
-  /** Every rank of the job, each read and replayed in turn ({@link #replay(RankTrace, Cluster, Replayer.Options)}). */
-  public static List<RankSegments> replay(io.apptrace.job.Job job, Cluster cluster, Replayer.Options options)
-      throws IOException, TraceException, ReplayException, NodeFileException {
-    List<RankSegments> out = new java.util.ArrayList<>();
-    for (RankTrace t : job.ranks()) {
-      out.add(replay(t, cluster, options));
-    }
-    return out;
-  }
+  /**
+   * One replay of a node's ranks.
+   *
+   * @param segments per rank of the node, in {@link NodeRanks#ranks()}' order
+   * @param firstCallNs per rank, when it entered its first MPI call on the node's timeline (NaN: it
+   *     makes none)
+   * @param settled holding the node's MPI calls for other times cannot change its segments: its
+   *     ranks share nothing ({@link NodeRanks#sharesNothing()}) and none had GPU work in flight when
+   *     it entered an MPI call, so a call held longer only moves the rank's later work by as much
+   */
+  record Replayed(List<RankSegments> segments, double[] firstCallNs, boolean settled) {}
 
-  /** Reads the rank's trace, builds its program and replays it ({@link #replay}). */
-  public static RankSegments replay(RankTrace rank, Cluster cluster, Replayer.Options options)
-      throws IOException, TraceException, ReplayException, NodeFileException {
-    ReplayProgram program = ProgramBuilder.of(DvdgBuilder.build(rank.file(), true));
-    return replay(rank, program, cluster, options);
+  /**
+   * Replays the node's ranks with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} on
+   * the node's clock.
+   *
+   * @throws ReplayException when the merged program cannot run on the node
+   */
+  static Replayed replay(NodeRanks ranks, Cluster cluster, Replayer.Options options, long[][] heldNs)
+      throws ReplayException, NodeFileException {
+    Replayer.Options o = options.withSamples(false).withDeviceMap(Map.of()); // the merge mapped the devices
+    ReplayResult r;
+    try {
+      r = Replayer.replay(ranks.held(heldNs), cluster.node(), o);
+    } catch (ReplayException e) {
+      RankTrace first = ranks.ranks().get(0);
+      throw new ReplayException(first.file() + ": " + (ranks.ranks().size() == 1 ? "rank " + first.rank()
+          : "the ranks of node " + cluster.nodeOf(first.rank())) + ": " + e.getMessage());
+    }
+    List<RankSegments> out = new ArrayList<>();
+    double[] firstCall = new double[ranks.ranks().size()];
+    boolean settled = ranks.sharesNothing();
+    for (int k = 0; k < ranks.ranks().size(); k++) {
+      RankTrace rank = ranks.ranks().get(k);
+      int n = rank.calls().size();
+      double[] before = new double[n];
+      double lastExit = 0;
+      double[] entry = new double[n];
+      double[] exit = new double[n];
+      for (int i = 0; i < n; i++) {
+        int[] at = ranks.mpiCall(k, i);
+        ReplayResult.CallTimes t = r.calls().get(at[0]).get(at[1]);
+        entry[i] = t.startNs();
+        exit[i] = t.endNs();
+        // the rank's own work since its previous MPI call returned: never the calls' held time
+        before[i] = i == 0 ? 0 : Math.max(0, entry[i] - lastExit) / 1e9;
+        lastExit = i == 0 ? exit[i] : Math.max(lastExit, exit[i]);
+      }
+      firstCall[k] = n == 0 ? Double.NaN : entry[0];
+      double end = 0;
+      for (int t = ranks.firstThread(k); t < ranks.endThread(k); t++) {
+        for (ReplayResult.CallTimes c : r.calls().get(t)) {
+          end = Math.max(end, c.endNs());
+        }
+      }
+      double kernels = 0;
+      double copies = 0;
+      List<double[]> busy = new ArrayList<>();
+      for (int op = ranks.firstOp(k); op < ranks.endOp(k); op++) {
+        ReplayResult.OpTimes t = r.ops().get(op);
+        if (Double.isNaN(t.startNs())) {
+          continue;
+        }
+        end = Math.max(end, t.endNs());
+        if (ranks.program().ops().get(op).kind() == ReplayProgram.Kind.KERNEL) {
+          kernels += t.durationNs() / 1e9;
+        } else {
+          copies += t.durationNs() / 1e9;
+        }
+        if (r.gpu(op) >= 0) {
+          busy.add(new double[] {t.startNs(), t.endNs()});
+        }
+      }
+      double tail = n == 0 ? end / 1e9 : Math.max(0, end - lastExit) / 1e9;
+      double hidden = hidden(rank, entry, exit, busy) / 1e9;
+      settled = settled && !inFlight(ranks, k, r);
+      out.add(new RankSegments(rank.rank(), before, tail, kernels, copies, hidden, RankSegments.Source.NODE,
+          r.notes()));
+    }
+    return new Replayed(out, firstCall, settled);
   }
 
   /**
-   * Replays {@code program}, the program of {@code rank}'s trace, on the cluster's node.
-   *
-   * @throws ReplayException when an MPI call of the rank is not among the program's calls, or the
-   *     program cannot run on the node
+   * Whether GPU work rank {@code k} issued was still running when one of its threads entered an MPI
+   * call: each thread's calls in order, the latest end of the operations they issued so far against
+   * each held call's start.
    */
-  public static RankSegments replay(RankTrace rank, ReplayProgram program, Cluster cluster, Replayer.Options options)
-      throws ReplayException, NodeFileException {
-    int[][] at = positions(rank, program);
-    ReplayProgram quiet = withoutMpiTime(program);
-    Replayer.Options o = options.withSamples(false);
-    List<Integer> devices = program.devices();
-    if (devices.size() == 1 && o.deviceMap().isEmpty()) {
-      o = o.withDeviceMap(Map.of(devices.get(0), cluster.gpuOf(rank.rank())));
+  static boolean inFlight(NodeRanks ranks, int k, ReplayResult r) {
+    for (int t = ranks.firstThread(k); t < ranks.endThread(k); t++) {
+      List<ReplayProgram.Call> calls = ranks.program().threads().get(t).calls();
+      double lastEnd = Double.NEGATIVE_INFINITY;
+      for (int i = 0; i < calls.size(); i++) {
+        ReplayProgram.Call c = calls.get(i);
+        if (c.what() instanceof HostCall.Held && lastEnd > r.calls().get(t).get(i).startNs()) {
+          return true;
+        }
+        for (int op : c.issuedOps()) {
+          double end = r.ops().get(op).endNs();
+          lastEnd = Math.max(lastEnd, Double.isNaN(end) ? Double.POSITIVE_INFINITY : end);
+        }
+      }
     }
-    ReplayResult r;
-    try {
-      r = Replayer.replay(quiet, cluster.node(), o);
-    } catch (ReplayException e) {
-      throw new ReplayException(rank.file() + ": rank " + rank.rank() + ": " + e.getMessage());
+    return false;
+  }
+
+
+  /**
+   * How long the rank's MPI calls (not MPI_Init and MPI_Finalize) held its thread while its GPU work
+   * ran: each call's span against the union of its operations' spans, ns.
+   */
+  static double hidden(RankTrace rank, double[] entry, double[] exit, List<double[]> busy) {
+    busy.sort((a, b) -> Double.compare(a[0], b[0]));
+    // the union of the operations' spans, as disjoint intervals in time order
+    List<double[]> union = new ArrayList<>();
+    for (double[] b : busy) {
+      double[] last = union.isEmpty() ? null : union.get(union.size() - 1);
+      if (last != null && b[0] <= last[1]) {
+        last[1] = Math.max(last[1], b[1]);
+      } else {
+        union.add(new double[] {b[0], b[1]});
+      }
     }
-    double[] before = new double[at.length];
-    double last = 0;
-    for (int i = 0; i < at.length; i++) {
-      double here = r.calls().get(at[i][0]).get(at[i][1]).startNs();
-      before[i] = i == 0 ? 0 : Math.max(0, here - last) / 1e9;
-      last = Math.max(last, here);
-    }
-    double tail = at.length == 0 ? r.makespanNs() / 1e9 : Math.max(0, r.makespanNs() - last) / 1e9;
-    double kernels = 0;
-    double copies = 0;
-    for (ReplayResult.OpTimes t : r.ops()) {
-      if (Double.isNaN(t.startNs())) {
+    double[] starts = union.stream().mapToDouble(x -> x[0]).toArray();
+    double sum = 0;
+    for (int i = 0; i < entry.length; i++) {
+      MpiOp op = rank.calls().get(i).call().getOp();
+      if (op == MpiOp.MPI_INIT || op == MpiOp.MPI_FINALIZE || !(exit[i] > entry[i])) {
         continue;
       }
-      if (program.ops().get(t.op()).kind() == ReplayProgram.Kind.KERNEL) {
-        kernels += t.durationNs() / 1e9;
-      } else {
-        copies += t.durationNs() / 1e9;
+      int j = Arrays.binarySearch(starts, entry[i]);
+      j = j >= 0 ? j : Math.max(0, -j - 2);
+      for (; j < union.size() && union.get(j)[0] < exit[i]; j++) {
+        sum += Math.max(0, Math.min(exit[i], union.get(j)[1]) - Math.max(entry[i], union.get(j)[0]));
       }
     }
-    return new RankSegments(rank.rank(), before, tail, kernels, copies, RankSegments.Source.NODE, r.notes());
+    return sum;
   }
 
   private record CallKey(int pid, int tid, long entryNs) {}
 
   /** For each MPI call of the rank, in its order: the program thread and the index of its call there. */
-  private static int[][] positions(RankTrace rank, ReplayProgram program) throws ReplayException {
+  static int[][] positions(RankTrace rank, ReplayProgram program) throws ReplayException {
     Map<CallKey, int[]> byKey = new HashMap<>();
     for (int t = 0; t < program.threads().size(); t++) {
       ReplayProgram.HostThread h = program.threads().get(t);
@@ -113,21 +188,5 @@ public final class RankOnNode {
       at[e.index()] = p;
     }
     return at;
-  }
-
-  /** The program with every MPI call taking no time. */
-  private static ReplayProgram withoutMpiTime(ReplayProgram p) {
-    ProgramEdit edit = new ProgramEdit(p);
-    for (int t = 0; t < edit.threads(); t++) {
-      List<ReplayProgram.Call> calls = edit.calls(t);
-      for (int i = 0; i < calls.size(); i++) {
-        ReplayProgram.Call c = calls.get(i);
-        if (ApiNames.isMpi(c.name())) {
-          calls.set(i, new ReplayProgram.Call(new HostCall.NotMade(), c.entryNs(), c.durationNs(), c.name(), 0,
-              c.offCpuNs()));
-        }
-      }
-    }
-    return edit.build();
   }
 }

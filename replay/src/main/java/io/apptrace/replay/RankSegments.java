@@ -25,6 +25,7 @@ public final class RankSegments {
   private final double tailSeconds;
   private final double kernelSeconds;
   private final double copySeconds;
+  private final double hiddenSeconds;
   private final Source source;
   private final List<String> notes;
 
@@ -35,15 +36,18 @@ public final class RankSegments {
    * @param tailSeconds its own work after its last MPI call returned
    * @param kernelSeconds its kernels' time on the GPU, summed (NaN: not known)
    * @param copySeconds its copies' and memsets' time on the GPU, summed (NaN: not known)
+   * @param hiddenSeconds of the time its MPI calls held its thread on the node, how much its own GPU
+   *     work was running (communication hidden behind it; NaN: not known)
    * @param notes what the node replay said of the rank (kernels priced at a lower bound, ...)
    */
   public RankSegments(int rank, double[] beforeSeconds, double tailSeconds, double kernelSeconds, double copySeconds,
-      Source source, List<String> notes) {
+      double hiddenSeconds, Source source, List<String> notes) {
     this.rank = rank;
     this.beforeSeconds = Objects.requireNonNull(beforeSeconds, "beforeSeconds");
     this.tailSeconds = tailSeconds;
     this.kernelSeconds = kernelSeconds;
     this.copySeconds = copySeconds;
+    this.hiddenSeconds = hiddenSeconds;
     this.source = Objects.requireNonNull(source, "source");
     this.notes = List.copyOf(notes);
   }
@@ -55,17 +59,21 @@ public final class RankSegments {
     for (int i = 1; i < calls.size(); i++) {
       before[i] = Math.max(0, calls.get(i).entryNs() - calls.get(i - 1).exitNs()) / 1e9;
     }
-    return new RankSegments(t.rank(), before, 0, Double.NaN, Double.NaN, Source.TRACED, List.of());
+    return new RankSegments(t.rank(), before, 0, Double.NaN, Double.NaN, Double.NaN, Source.TRACED, List.of());
   }
 
   /** What a job's replay approximates when its ranks' segments come from {@code source}: for its report. */
   public static List<String> approximations(Source source) {
     List<String> out = new java.util.ArrayList<>();
     if (source == Source.NODE) {
-      out.add("between its MPI calls each rank's program is replayed on the node alone, its MPI calls taking no"
-          + " time: GPU work still running when an MPI call is made does not overlap the call's wait (for a rank"
-          + " that hides communication behind kernels, an upper bound), and ranks sharing a node do not share its"
-          + " links, host memory or GPUs (their messages share its NIC)");
+      out.add("the ranks a node holds are replayed together on it, sharing its links, host memory and GPUs, each"
+          + " MPI call holding its thread until the network's replay returned from it while its GPU work goes on;"
+          + " the two replays are run in turn until no call's return moves by more than 1 ns (a fixed point, not"
+          + " one simulation of both)");
+      out.add("the network's transfers do not use the node's links in the node's replay: a message's staging"
+          + " copies (without GPUDirect RDMA) and the GPU-to-GPU exchanges within a node do not slow the ranks'"
+          + " own copies, nor they the messages (messages share only the node's NIC)");
+      out.add("the ranks of a node start their programs together, and leave their first MPI call together");
     } else {
       out.add("between its MPI calls each rank takes the time its trace measured: its kernels and copies are not"
           + " re-projected on the cluster's node");
@@ -99,6 +107,16 @@ public final class RankSegments {
 
   public double copySeconds() {
     return copySeconds;
+  }
+
+  public double hiddenSeconds() {
+    return hiddenSeconds;
+  }
+
+  /** Whether every segment and the tail equal {@code o}'s. */
+  boolean sameTimes(RankSegments o) {
+    return o != null && rank == o.rank && tailSeconds == o.tailSeconds
+        && java.util.Arrays.equals(beforeSeconds, o.beforeSeconds);
   }
 
   public Source source() {

@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.apptrace.job.Job;
-import io.apptrace.job.MpiEvent;
-import io.apptrace.job.RankTrace;
 import io.apptrace.node.Cluster;
 import io.apptrace.node.ClusterLoader;
 import io.apptrace.node.Node;
-import io.apptrace.proto.MpiCall;
 import io.apptrace.proto.MpiOp;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -51,44 +46,27 @@ class JobOnNodeTest {
         """.formatted(node));
   }
 
-  private static MpiCall mpi(MpiOp op, int rank, int peer) {
-    return MpiCall.newBuilder().setOp(op).setRank(rank).setCommSize(2).setPeer(peer).setBytes(
-        op == MpiOp.MPI_SEND || op == MpiOp.MPI_RECV ? K_BYTES : 0).build();
-  }
-
-  /** A rank's program and trace: the fixture's calls, each MPI call also in the rank's MPI calls. */
+  /** A rank of the two-rank job: its MPI calls of K_BYTES when they send or receive. */
   private static final class Rank {
-    final ProgramFixture f = new ProgramFixture();
-    final List<MpiEvent> calls = new ArrayList<>();
-    final int stream = f.legacy();
-    final int rank;
-    long clockNs;
+    final RankFixture r;
 
     Rank(int rank) {
-      this.rank = rank;
+      r = new RankFixture(rank, 2);
     }
 
     Rank mpi(MpiOp op, int peer, long tracedNs) {
-      calls.add(new MpiEvent(calls.size(), 1, 100, clockNs, tracedNs, 0, JobOnNodeTest.mpi(op, rank, peer)));
-      f.api(0, io.apptrace.trace.ApiNames.mpi(op), tracedNs, 0);
-      clockNs += tracedNs;
+      r.mpi(op, peer, op == MpiOp.MPI_SEND || op == MpiOp.MPI_RECV ? K_BYTES : 0, tracedNs);
       return this;
     }
 
     Rank kernelAndSync() {
-      f.unmeasuredKernel(0, stream, "k", B);
-      f.syncStream(0, stream);
+      r.kernel(B).sync();
       return this;
     }
 
     Rank host(long ns) {
-      f.host(0, ns);
-      clockNs += ns;
+      r.host(ns);
       return this;
-    }
-
-    RankTrace trace() {
-      return new RankTrace(Path.of("trace." + rank + ".apptrace"), rank, 2, "h" + rank, 0, calls);
     }
   }
 
@@ -98,12 +76,8 @@ class JobOnNodeTest {
         .mpi(MpiOp.MPI_FINALIZE, -1, 1000);
     Rank r1 = new Rank(1).mpi(MpiOp.MPI_INIT, -1, 1000).mpi(MpiOp.MPI_RECV, 0, 5_000_000).host(100_000)
         .kernelAndSync().mpi(MpiOp.MPI_FINALIZE, -1, 1000);
-    List<RankSegments> segments = new ArrayList<>();
-    for (Rank r : List.of(r0, r1)) {
-      segments.add(RankOnNode.replay(r.trace(), r.f.build(), c, Replayer.Options.defaults()));
-    }
-    Job job = new Job(List.of(r0.trace(), r1.trace()), 2);
-    return new JobReplay(job, c, segments).run();
+    return JobOverlap.replay(RankFixture.job(r0.r, r1.r), RankFixture.programs(r0.r, r1.r), c,
+        Replayer.Options.defaults(), JobOverlap.MAX_ITERATIONS);
   }
 
   private static double kernel(String node) throws Exception {
@@ -137,7 +111,7 @@ class JobOnNodeTest {
   @Test
   void asTracedTheRanksKeepTheTimeBetweenTheirCallsAndNoKernelsAreReported() throws Exception {
     Rank r0 = new Rank(0).mpi(MpiOp.MPI_INIT, -1, 1000).host(7_000_000).mpi(MpiOp.MPI_FINALIZE, -1, 1000);
-    JobReplayResult r = new JobReplay(new Job(List.of(r0.trace()), 1), cluster("dgx1")).run();
+    JobReplayResult r = new JobReplay(new Job(List.of(r0.r.trace()), 1), cluster("dgx1")).run();
     assertThat(r.between()).isEqualTo(RankSegments.Source.TRACED);
     assertThat(r.ranks().get(0).end()).isCloseTo(7e-3, within(1e-12));
     assertThat(r.ranks().get(0).startup()).as("MPI_Init and MPI_Finalize as traced, apart").isCloseTo(2e-6,

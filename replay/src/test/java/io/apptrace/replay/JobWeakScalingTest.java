@@ -43,8 +43,10 @@ class JobWeakScalingTest {
       Path dir = Files.createDirectory(tmp.resolve("n" + nodes));
       Job job = Job.read(SyntheticJob.write(dir, nodes, 10));
       Cluster c = cluster(nodes);
-      JobReplayResult r = new JobReplay(job, c, RankOnNode.replay(job, c, Replayer.Options.defaults())).run();
+      JobReplayResult r = JobOverlap.replay(job, c, Replayer.Options.defaults());
       assertThat(r.ranks()).hasSize(nodes);
+      assertThat(r.coupling().converged()).as("%d nodes: the node and network replays agree", nodes).isTrue();
+      assertThat(r.coupling().iterations()).as("%d nodes: nothing in flight at an MPI call", nodes).isLessThanOrEqualTo(2);
       kernels.add(r.ranks().stream().mapToDouble(JobReplayResult.RankTime::kernels).max().orElseThrow());
       communication.add(r.ranks().stream().mapToDouble(t -> t.pointToPoint() + t.collective()).max().orElseThrow());
     }

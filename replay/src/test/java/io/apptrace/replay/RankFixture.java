@@ -1,0 +1,76 @@
+package io.apptrace.replay;
+
+import io.apptrace.job.Job;
+import io.apptrace.job.MpiEvent;
+import io.apptrace.job.RankTrace;
+import io.apptrace.node.TransferKind;
+import io.apptrace.proto.MpiCall;
+import io.apptrace.proto.MpiOp;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A rank of a job for tests: its program (one thread, one legacy stream on device 0; {@link
+ * ProgramFixture}) and its trace's MPI calls, each MPI call also a call of the program at the same
+ * time, as a capture records them.
+ */
+final class RankFixture {
+  final ProgramFixture f = new ProgramFixture();
+  final List<MpiEvent> calls = new ArrayList<>();
+  final int stream = f.legacy();
+  final int rank;
+  final int size;
+  long clockNs;
+
+  RankFixture(int rank, int size) {
+    this.rank = rank;
+    this.size = size;
+  }
+
+  /** An MPI call of {@code bytes} with {@code peer} (-1: none) that took {@code tracedNs} in the trace. */
+  RankFixture mpi(MpiOp op, int peer, long bytes, long tracedNs) {
+    MpiCall call = MpiCall.newBuilder().setOp(op).setRank(rank).setCommSize(size).setPeer(peer).setBytes(bytes)
+        .build();
+    calls.add(new MpiEvent(calls.size(), 1, 100, clockNs, tracedNs, 0, call));
+    f.api(0, io.apptrace.trace.ApiNames.mpi(op), tracedNs, 0);
+    clockNs += tracedNs;
+    return this;
+  }
+
+  /** Launches a kernel with no measured time over {@code bytes} (priced at its lower bound). */
+  RankFixture kernel(double bytes) {
+    f.unmeasuredKernel(0, stream, "k", bytes);
+    return this;
+  }
+
+  /** An asynchronous copy on the rank's stream. */
+  RankFixture copy(TransferKind kind, long bytes) {
+    f.copy(0, stream, kind, bytes);
+    return this;
+  }
+
+  RankFixture sync() {
+    f.syncStream(0, stream);
+    return this;
+  }
+
+  RankFixture host(long ns) {
+    f.host(0, ns);
+    clockNs += ns;
+    return this;
+  }
+
+  RankTrace trace() {
+    return new RankTrace(Path.of("trace." + rank + ".apptrace"), rank, size, "h" + rank, 0, calls);
+  }
+
+  static Job job(RankFixture... ranks) {
+    return new Job(Arrays.stream(ranks).map(RankFixture::trace).toList(), ranks.length);
+  }
+
+  static List<ReplayProgram> programs(RankFixture... ranks) {
+    return Arrays.stream(ranks).map(r -> r.f.build()).toList();
+  }
+}
