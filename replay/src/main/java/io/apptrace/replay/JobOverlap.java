@@ -99,7 +99,7 @@ public final class JobOverlap {
       nodes.add(x.node());
       replayed.add(x.replayed());
     }
-    JobReplay.Matched matched = JobReplay.Matched.of(job);
+    JobMatching matched = JobMatching.of(job);
     JobReplayResult result;
     long change;
     int iteration = 0;

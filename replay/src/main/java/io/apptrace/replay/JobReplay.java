@@ -7,7 +7,6 @@ import io.apptrace.job.Collective;
 import io.apptrace.job.CollectiveMatching;
 import io.apptrace.job.Job;
 import io.apptrace.job.Message;
-import io.apptrace.job.MessageMatching;
 import io.apptrace.job.MpiEvent;
 import io.apptrace.job.RankTrace;
 import io.apptrace.node.Cluster;
@@ -78,57 +77,11 @@ public final class JobReplay {
    * @throws IllegalArgumentException when a rank has no segments or segments for other calls
    */
   public JobReplay(Job job, Cluster cluster, List<RankSegments> segments) throws NodeFileException {
-    this(job, cluster, segments, Matched.of(job));
-  }
-
-  /**
-   * A job's messages and collectives matched, and where each rank's calls send, receive or join
-   * them: what every replay of the job shares, whatever its segments.
-   *
-   * @param sendAt per rank, per MPI call: the index of the message it sends (-1: none)
-   * @param recvAt per rank, per MPI call: the index of the message it receives (-1: none)
-   * @param collectiveAt per rank, per MPI call: the index of the collective it joins (-1: none)
-   * @param posts per rank: request to the index of the Isend or Irecv that started it
-   */
-  record Matched(List<Message> messages, List<Collective> collectives, int[][] sendAt, int[][] recvAt,
-      int[][] collectiveAt, Map<Long, Integer>[] posts) {
-    static Matched of(Job job) {
-      int world = job.worldSize();
-      int[][] sendAt = new int[world][];
-      int[][] recvAt = new int[world][];
-      int[][] collectiveAt = new int[world][];
-      @SuppressWarnings("unchecked")
-      Map<Long, Integer>[] posts = new Map[world];
-      for (RankTrace t : job.ranks()) {
-        int r = t.rank();
-        int n = t.calls().size();
-        sendAt[r] = filled(n);
-        recvAt[r] = filled(n);
-        collectiveAt[r] = filled(n);
-        posts[r] = new HashMap<>();
-        for (MpiEvent e : t.calls()) {
-          if (e.call().getRequest() != 0) {
-            posts[r].put(e.call().getRequest(), e.index());
-          }
-        }
-      }
-      List<Message> messages = MessageMatching.of(job).messages();
-      for (int i = 0; i < messages.size(); i++) {
-        Message m = messages.get(i);
-        sendAt[m.source()][m.sendPost()] = i;
-        recvAt[m.dest()][m.recvPost()] = i;
-      }
-      List<Collective> collectives = CollectiveMatching.of(job).collectives();
-      for (int i = 0; i < collectives.size(); i++) {
-        int index = i;
-        collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
-      }
-      return new Matched(messages, collectives, sendAt, recvAt, collectiveAt, posts);
-    }
+    this(job, cluster, segments, JobMatching.of(job));
   }
 
   /** The job with each rank's own work as {@code segments} say, its messages and collectives as {@code matched}. */
-  JobReplay(Job job, Cluster cluster, List<RankSegments> segments, Matched matched) throws NodeFileException {
+  JobReplay(Job job, Cluster cluster, List<RankSegments> segments, JobMatching matched) throws NodeFileException {
     this.job = job;
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
@@ -180,12 +133,6 @@ public final class JobReplay {
   /** After {@link #run}: when rank {@code rank}'s MPI call {@code call} returned, seconds from the job's start. */
   public double exitSeconds(int rank, int call) {
     return exit[rank][call];
-  }
-
-  private static int[] filled(int n) {
-    int[] a = new int[n];
-    Arrays.fill(a, -1);
-    return a;
   }
 
   private static double[] nans(int n) {
