@@ -12,6 +12,19 @@ final class Nodes {
   private Nodes() {}
 
   /** The node {@code nameOrPath} names; a node that does not load is exit 1 with its error. */
+  /** The --set options given, parsed; a malformed one is bad usage naming it. */
+  static List<NodeOverride> overrides(List<String> sets) {
+    List<NodeOverride> out = new java.util.ArrayList<>();
+    for (String s : sets) {
+      try {
+        out.add(NodeOverride.parse(s));
+      } catch (NodeOverrideException e) {
+        throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
+      }
+    }
+    return out;
+  }
+
   static Node resolve(String nameOrPath) {
     return resolve(nameOrPath, List.of());
   }

@@ -9,7 +9,6 @@ import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.NodeOverride;
-import io.apptrace.node.NodeOverrideException;
 import io.apptrace.replay.ChromeTrace;
 import io.apptrace.replay.OpsCsv;
 import io.apptrace.replay.ProgramBuilder;
@@ -153,14 +152,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
-    List<NodeOverride> overrides = new ArrayList<>();
-    for (String s : sets) {
-      try {
-        overrides.add(NodeOverride.parse(s));
-      } catch (NodeOverrideException e) {
-        throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
-      }
-    }
+    List<NodeOverride> overrides = Nodes.overrides(sets);
     ExportFile.check(timeline);
     ExportFile.check(opsCsv);
     // an export to - takes standard output: the report then goes to stderr

@@ -5,7 +5,6 @@ import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.node.NodeOverride;
-import io.apptrace.node.NodeOverrideException;
 import io.apptrace.replay.ProgramBuilder;
 import io.apptrace.replay.RegionOfInterest;
 import io.apptrace.replay.ReplayException;
@@ -72,14 +71,7 @@ final class ReportCommand implements Callable<Integer> {
     if (unreadable.isPresent()) {
       throw new UserException("cannot read " + file + ": " + unreadable.get());
     }
-    List<NodeOverride> overrides = new ArrayList<>();
-    for (String s : sets) {
-      try {
-        overrides.add(NodeOverride.parse(s));
-      } catch (NodeOverrideException e) {
-        throw new UserException(e.getMessage(), ExitCodes.BAD_USAGE);
-      }
-    }
+    List<NodeOverride> overrides = Nodes.overrides(sets);
     ExportFile.check(output);
     List<Node> targets = new ArrayList<>();
     for (String n : nodes) {
