@@ -46,25 +46,27 @@ final class JobReplayText {
   record Summary(String cluster, int nodes, int ranksPerNode, String node, String betweenCalls,
       double makespanSeconds, int iterations, boolean converged, double largestChangeSeconds,
       Double communicationSeconds, Double hiddenSeconds, List<Rank> ranks, JobReplayResult.Traffic intraNode,
-      JobReplayResult.Traffic interNode, List<JobReplayResult.CollectiveTime> collectives, List<String> notes) {
+      JobReplayResult.Traffic interNode, List<JobReplayResult.CollectiveTime> collectives,
+      List<JobReplayResult.NcclTime> nccl, List<String> notes) {
     Summary(JobReplayResult r) {
       this(r.cluster().name(), r.cluster().nodes(), r.cluster().ranksPerNode(), r.cluster().node().name(),
           r.between().name().toLowerCase(Locale.ROOT), r.makespan(), r.coupling().iterations(),
           r.coupling().converged(), r.coupling().largestChangeSeconds(), r.communicationSeconds(),
           orNull(r.hiddenSeconds()), r.ranks().stream().map(Rank::new).toList(), r.intraNode(), r.interNode(),
-          r.collectives(), r.notes());
+          r.collectives(), r.nccl(), r.notes());
     }
   }
 
   /**
    * One rank in the JSON document; kernels, copies and hidden (of its communication, the time its GPU
-   * work ran meanwhile) are null when ranks took their traced time.
+   * work ran meanwhile) are null when ranks took their traced time; nccl is the time its NCCL
+   * launches took on its streams (part of compute).
    */
   record Rank(int rank, int node, double end, double compute, double pointToPoint, double collective, double startup,
-      Double kernels, Double copies, Double hidden) {
+      Double kernels, Double copies, Double hidden, double nccl) {
     Rank(JobReplayResult.RankTime t) {
       this(t.rank(), t.node(), t.end(), t.compute(), t.pointToPoint(), t.collective(), t.startup(),
-          orNull(t.kernels()), orNull(t.copies()), orNull(t.hidden()));
+          orNull(t.kernels()), orNull(t.copies()), orNull(t.hidden()), t.nccl());
     }
   }
 
@@ -86,14 +88,20 @@ final class JobReplayText {
       out.printf(Locale.ROOT, "communication %s, of it %s (%.1f%%) while the ranks' own GPU work ran%n", ms(comm),
           ms(r.hiddenSeconds()), comm > 0 ? 100 * r.hiddenSeconds() / comm : 0.0);
     }
+    boolean nccl = !r.nccl().isEmpty();
+    if (nccl) {
+      out.printf(Locale.ROOT, "NCCL %s on the ranks' streams (waiting for their peers included), part of their"
+          + " compute%n", ms(r.ranks().stream().mapToDouble(JobReplayResult.RankTime::nccl).sum()));
+    }
     out.println();
-    out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%s%n", "rank", "node", "end", "compute", "point-to-point",
+    out.printf(Locale.ROOT, "%5s %5s %12s %12s %14s %12s %14s%s%s%n", "rank", "node", "end", "compute", "point-to-point",
         "collectives", "init+fin traced", node ? String.format(Locale.ROOT, " %12s %12s %12s", "kernels", "copies",
-            "hidden") : "");
+            "hidden") : "", nccl ? String.format(Locale.ROOT, " %12s", "nccl") : "");
     for (JobReplayResult.RankTime t : r.ranks()) {
-      out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%s%n", t.rank(), t.node(), ms(t.end()), ms(t.compute()),
-          ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT,
-              " %12s %12s %12s", ms(t.kernels()), ms(t.copies()), ms(t.hidden())) : "");
+      out.printf(Locale.ROOT, "%5d %5d %12s %12s %14s %12s %14s%s%s%n", t.rank(), t.node(), ms(t.end()),
+          ms(t.compute()), ms(t.pointToPoint()), ms(t.collective()), ms(t.startup()), node ? String.format(Locale.ROOT,
+              " %12s %12s %12s", ms(t.kernels()), ms(t.copies()), ms(t.hidden())) : "",
+          nccl ? String.format(Locale.ROOT, " %12s", ms(t.nccl())) : "");
     }
     out.println();
     traffic("within nodes", r.intraNode());
@@ -105,6 +113,16 @@ final class JobReplayText {
       for (JobReplayResult.CollectiveTime t : r.collectives()) {
         out.printf(Locale.ROOT, "%-26s %-26s %,10d %12s %,10d%n", t.op().name(), t.algorithm(), t.operations(),
             ms(t.seconds()), t.interNode());
+      }
+    }
+    if (nccl) {
+      out.println();
+      out.printf(Locale.ROOT, "%-26s %-20s %10s %12s %12s %10s %10s%n", "NCCL", "algorithm", "operations", "bytes",
+          "time", "span nodes", "not priced");
+      for (JobReplayResult.NcclTime t : r.nccl()) {
+        out.printf(Locale.ROOT, "%-26s %-20s %,10d %12s %12s %,10d %,10d%n", t.op() == io.apptrace.proto.NcclOp.NCCL_SEND
+            ? "ncclSend + ncclRecv" : io.apptrace.trace.ApiNames.nccl(t.op()), t.algorithm().isEmpty() ? "-"
+            : t.algorithm(), t.operations(), Units.size(t.bytes()), ms(t.seconds()), t.interNode(), t.notPriced());
       }
     }
     out.println();

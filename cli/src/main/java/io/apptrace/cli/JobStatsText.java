@@ -47,7 +47,7 @@ final class JobStatsText {
     }
     if (!t.nccl().isEmpty()) {
       out.println();
-      out.println("NCCL calls (captured and counted; a replay leaves them out):");
+      out.println("NCCL calls (a replay with --cluster prices them):");
       out.printf(Locale.ROOT, "%-26s %10s %8s %14s %14s%n", "operation", "calls", "failed", "bytes", "communicators");
       for (JobTraffic.NcclTraffic n : t.nccl()) {
         out.printf(Locale.ROOT, "%-26s %,10d %,8d %,14d %,14d%n", ApiNames.nccl(n.op()), n.calls(), n.failed(),

@@ -92,6 +92,65 @@ class NcclJobCaptureTest {
     assertThat(nccl.get(0).get("bytes").asLong()).isEqualTo(ITERS * n * REDUCED);
   }
 
+  /**
+   * The captured job's NCCL work replayed on a cluster of two Summit nodes, two ranks each: every
+   * collective once for its four members, every send with its receive, all priced (none left out),
+   * each rank's streams busy with them; a faster network makes the collectives that span the nodes
+   * faster. One rank's trace replayed alone says its NCCL calls are not priced.
+   */
+  @org.junit.jupiter.api.Test
+  void aJobsNcclWorkIsPricedOnTheClusterAndOneRankAloneSaysItIsNot() throws Exception {
+    int n = 4;
+    List<Path> traces = MpiLaunch.captured(tmp, MpiLaunch.Mpi.OPEN_MPI, "nccl_allreduce", n);
+    Path cluster = tmp.resolve("two-summits.yaml");
+    java.nio.file.Files.writeString(cluster, """
+        name: two-summits
+        node: summit
+        nodes: 2
+        ranks_per_node: 2
+        gpus: [gpu0, gpu1]
+        network:
+          nic: {bandwidth: "25 GB/s", latency: "1 us"}
+          topology: {class: fat-tree, oversubscription: 1, nodes_per_switch: 2}
+        """);
+    Cli replay = Cli.run("replay", "--json", "--cluster", cluster.toString(), tmp.toString());
+    assertThat(replay.exit()).as(replay.err()).isZero();
+    JsonNode doc = new ObjectMapper().readTree(replay.out());
+    assertThat(doc.get("converged").asBoolean()).as(replay.out()).isTrue();
+    java.util.Map<String, JsonNode> byOp = new java.util.HashMap<>();
+    doc.get("nccl").forEach(x -> byOp.put(x.get("op").asText(), x));
+    assertThat(byOp.keySet()).containsExactlyInAnyOrder("NCCL_ALL_REDUCE", "NCCL_BROADCAST", "NCCL_ALL_GATHER",
+        "NCCL_REDUCE_SCATTER", "NCCL_SEND");
+    assertThat(byOp.get("NCCL_ALL_REDUCE").get("operations").asLong()).isEqualTo(ITERS);
+    assertThat(byOp.get("NCCL_ALL_REDUCE").get("bytes").asLong()).isEqualTo(ITERS * REDUCED);
+    assertThat(byOp.get("NCCL_ALL_REDUCE").get("interNode").asLong()).isEqualTo(ITERS);
+    assertThat(byOp.get("NCCL_SEND").get("operations").asLong()).as("the ring: one message per rank").isEqualTo(n);
+    assertThat(byOp.get("NCCL_SEND").get("algorithm").asText()).isEqualTo("point to point");
+    assertThat(byOp.get("NCCL_ALL_GATHER").get("bytes").asLong()).isEqualTo(GATHERED * n);
+    byOp.values().forEach(x -> {
+      assertThat(x.get("notPriced").asLong()).as(x.toString()).isZero();
+      assertThat(x.get("seconds").asDouble()).as(x.toString()).isPositive();
+    });
+    doc.get("ranks").forEach(r -> assertThat(r.get("nccl").asDouble()).as(r.toString()).isPositive());
+
+    Cli faster = Cli.run("replay", "--json", "--cluster", cluster.toString(), "--nic-bandwidth", "400 GB/s",
+        tmp.toString());
+    assertThat(faster.exit()).as(faster.err()).isZero();
+    JsonNode fast = new ObjectMapper().readTree(faster.out());
+    double before = byOp.get("NCCL_ALL_REDUCE").get("seconds").asDouble();
+    fast.get("nccl").forEach(x -> {
+      if (x.get("op").asText().equals("NCCL_ALL_REDUCE")) {
+        assertThat(x.get("seconds").asDouble()).as("16x the NIC bandwidth").isLessThan(before);
+      }
+    });
+
+    Cli text = Cli.run("replay", "--cluster", cluster.toString(), tmp.toString());
+    assertThat(text.out()).contains("NCCL").containsPattern("\\nncclAllReduce\\s+\\S+.*\\s+3\\s+");
+    Cli alone = Cli.run("replay", "--node", "summit", traces.get(0).toString());
+    assertThat(alone.exit()).as(alone.err()).isZero();
+    assertThat(alone.out()).contains("NCCL call(s) keep their traced host time and their communication is NOT priced");
+  }
+
   /** The program checks every result itself: on the simulated NCCL without apptrace too. */
   @ParameterizedTest
   @CsvSource({"OPEN_MPI, 3"})

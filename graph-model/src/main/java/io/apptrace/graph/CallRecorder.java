@@ -92,6 +92,12 @@ final class CallRecorder {
           ops.nameId(ApiNames.mpi(o.record().event().getMpi().getOp())), 0);
       return;
     }
+    if (ev instanceof GraphEvent.Other o && o.record().event().hasNccl()) {
+      // so is an NCCL call: what it runs on its stream is the communication a job's replay prices
+      calls.add(ops.threadId(c.pid(), c.tid()), CallLog.Type.HOST, c.entryNs(), c.durationNs(), -1, -1,
+          ops.nameId(ApiNames.nccl(o.record().event().getNccl().getOp())), 0);
+      return;
+    }
     if (c.api() == Api.API_UNSPECIFIED_VALUE && c.otherName().isEmpty()) {
       return; // not a runtime call (host allocations, process and thread records)
     }

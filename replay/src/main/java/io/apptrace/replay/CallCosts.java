@@ -17,7 +17,8 @@ import java.util.Set;
  * that needs a context pays the node's context creation, a call that issues GPU work pays the
  * GPU's launch overhead, and a blocking call's own cost is {@link ApiClass#SYNC}'s. A trace from a
  * real GPU keeps its measured durations unless {@code --call-costs model} asks otherwise. An MPI
- * call keeps its measured duration under every policy: the node model does not price communication.
+ * or NCCL call keeps its measured duration under every policy: the node model does not price
+ * communication (a job's replay on a cluster does: {@link JobOverlap}).
  */
 public final class CallCosts {
   /** Which durations a replay gives the calls. */
@@ -57,6 +58,7 @@ public final class CallCosts {
   private final Set<Integer> contexts = new HashSet<>();
   private long contextsCreated;
   private long callsModelled;
+  private long ncclKept;
 
   CallCosts(ReplayProgram p, Node node, Policy policy) {
     this.p = p;
@@ -73,6 +75,10 @@ public final class CallCosts {
 
   /** The own time of a call that neither issues GPU work nor blocks (a HOST, event record or stream wait call). */
   long plainNs(int thread, ReplayProgram.Call c) {
+    if (io.apptrace.trace.ApiNames.isNccl(c.name())) {
+      ncclKept++;
+      return c.durationNs();
+    }
     if (!modelled || io.apptrace.trace.ApiNames.isMpi(c.name())) {
       // an MPI call is communication, not a CUDA call: a node alone keeps it as traced (a job's
       // replay on a cluster prices it: JobReplay)
@@ -155,6 +161,12 @@ public final class CallCosts {
     } else if (p.provenance().simulated()) {
       out.add("CUDA calls keep the durations measured on the simulated device (--call-costs measured): they are"
           + " the capturing machine's, not " + node.name() + "'s");
+    }
+    boolean job = p.ops().stream().anyMatch(o -> o.kind() == ReplayProgram.Kind.COLLECTIVE);
+    if (ncclKept > 0 && !job) {
+      out.add(ncclKept + " NCCL call(s) keep their traced host time and their communication is NOT priced: a"
+          + " trace replayed alone has no peers to time it against (replay the job's traces together, with"
+          + " --cluster)");
     }
     return out;
   }

@@ -80,10 +80,18 @@ final class CriticalPath {
                 "calls sync") : new ReplayResult.Segment("idle", "waiting", end[id], t, -1, "idle"));
           }
           fromCallEnd = false;
-          String what = op.kind() == ReplayProgram.Kind.KERNEL ? "kernel" : op.kind() == ReplayProgram.Kind.MEMSET
-              ? "memset" : "copy";
-          String klass = op.kind() == ReplayProgram.Kind.KERNEL ? "kernels" : op.kind() == ReplayProgram.Kind.MEMSET
-              ? "memsets" : op.transfer() == null ? "host" : "copies " + op.transfer().key();
+          String what = switch (op.kind()) {
+            case KERNEL -> "kernel";
+            case MEMSET -> "memset";
+            case COPY -> "copy";
+            case COLLECTIVE -> "communication";
+          };
+          String klass = switch (op.kind()) {
+            case KERNEL -> "kernels";
+            case MEMSET -> "memsets";
+            case COLLECTIVE -> "communication";
+            case COPY -> op.transfer() == null ? "host" : "copies " + op.transfer().key();
+          };
           out.add(new ReplayResult.Segment(what, op.name(), start[id], end[id], id, klass));
           t = start[id];
           double delay = Double.isNaN(dispatchDelay[id]) ? 0 : dispatchDelay[id];

@@ -58,6 +58,14 @@ final class Engines {
   /** Operation {@code i} is ready on its GPU: it queues for an engine. */
   void ready(int i) {
     int g = t.gpuOf[i];
+    if (t.ops[i].kind() == ReplayProgram.Kind.COLLECTIVE) {
+      // communication a replay outside the node times: it takes no engine, and ends when that says
+      long now = clock.now();
+      t.start[i] = now;
+      t.state[i] = OpState.RUNNING;
+      queue.push(Math.max(now, t.heldUntilNs[i]), EventKind.OP_PHASE_ENDS, i);
+      return;
+    }
     if (t.ops[i].kind() == ReplayProgram.Kind.COPY) {
       copies.ready(i, g);
     } else {

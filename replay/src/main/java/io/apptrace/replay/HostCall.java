@@ -8,8 +8,23 @@ import io.apptrace.graph.CallLog;
  * records or waits for an event on a stream, or does host work only.
  */
 public sealed interface HostCall {
-  /** Issues operation {@code op} (the program's index) on stream {@code stream}. */
-  record IssueOp(int op, int stream) implements HostCall {}
+  /**
+   * Issues operation {@code op} (the program's index) on stream {@code stream}. {@code untilNs}
+   * matters for a {@link ReplayProgram.Kind#COLLECTIVE} operation only, whose end a replay outside
+   * the node decides: it ends at {@code untilNs} on the node replay's clock, or as soon as its stream
+   * gets there when that has passed (an NCCL call in a job's replay: {@link JobOverlap}).
+   */
+  record IssueOp(int op, int stream, long untilNs) implements HostCall {
+    /** Issues an operation the node prices. */
+    public IssueOp(int op, int stream) {
+      this(op, stream, 0);
+    }
+
+    /** The same call issuing operation {@code other}. */
+    IssueOp renumbered(int other) {
+      return new IssueOp(other, stream, untilNs);
+    }
+  }
 
   /** Blocks until everything issued to stream {@code stream} is done. */
   record SyncStream(int stream) implements HostCall {}

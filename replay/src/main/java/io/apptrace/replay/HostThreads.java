@@ -117,6 +117,7 @@ final class HostThreads {
     HostCall what = c.what();
     if (what instanceof HostCall.IssueOp issue) {
       int op = issue.op();
+      t.heldUntilNs[op] = issue.untilNs();
       if (t.gpuOf[op] >= 0) {
         dur = costs.issueNs(i, c, t.gpuOf[op]);
         own = costs.modelled() ? dur : -1;

@@ -85,21 +85,31 @@ public final class JobOverlap {
     }
     List<List<RankTrace>> groups = new ArrayList<>(byNode.values());
     List<long[][]> held = new ArrayList<>();
+    List<long[][]> ncclHeld = new ArrayList<>();
     for (List<RankTrace> ranks : groups) {
       held.add(ranks.stream().map(t -> new long[t.calls().size()]).toArray(long[][]::new));
     }
     // iteration 0: each node's ranks merged and replayed; a settled node's program is not kept
     List<NodeRanks> nodes = new ArrayList<>();
     List<RankOnNode.Replayed> replayed = new ArrayList<>();
+    Map<Integer, List<NcclLaunches.Launch>> launches = new TreeMap<>();
     for (First x : perNode(groups.size(), g -> {
       NodeRanks node = NodeRanks.of(groups.get(g), programs, cluster, options.deviceMap());
-      RankOnNode.Replayed r = RankOnNode.replay(node, cluster, options, held.get(g));
+      long[][] nccl = new long[groups.get(g).size()][];
+      for (int k = 0; k < nccl.length; k++) {
+        nccl[k] = new long[node.launches(k).size()];
+        launches.put(groups.get(g).get(k).rank(), node.launches(k));
+      }
+      ncclHeld.add(nccl);
+      RankOnNode.Replayed r = RankOnNode.replay(node, cluster, options, held.get(g), nccl);
       return new First(r.settled() ? null : node, r);
     })) {
       nodes.add(x.node());
       replayed.add(x.replayed());
     }
     JobMatching matched = JobMatching.of(job);
+    NcclReplay nccl = new NcclReplay(cluster, launches);
+    NcclReplay.Accounting ncclTimes;
     JobReplayResult result;
     long change;
     int iteration = 0;
@@ -112,8 +122,8 @@ public final class JobOverlap {
             again.add(g);
           }
         }
-        List<RankOnNode.Replayed> fresh = perNode(again.size(),
-            i -> RankOnNode.replay(nodes.get(again.get(i)), cluster, options, held.get(again.get(i))));
+        List<RankOnNode.Replayed> fresh = perNode(again.size(), i -> RankOnNode.replay(nodes.get(again.get(i)),
+            cluster, options, held.get(again.get(i)), ncclHeld.get(again.get(i))));
         for (int i = 0; i < again.size(); i++) {
           replayed.set(again.get(i), fresh.get(i));
         }
@@ -128,14 +138,72 @@ public final class JobOverlap {
       }
       JobReplay network = new JobReplay(job, cluster, segments, matched);
       result = network.run();
+      double[] zeros = zeros(firstCalls);
+      ncclTimes = new NcclReplay.Accounting();
+      Map<Integer, double[]> ncclEnds = nccl.any() ? nccl.ends(ncclStarts(groups, replayed, zeros), ncclTimes)
+          : Map.of();
       iteration++;
-      change = nextHeld(groups, held, firstCalls, settled, network);
+      change = Math.max(nextHeld(groups, held, zeros, settled, network),
+          nextNcclHeld(groups, ncclHeld, zeros, ncclEnds));
       if (change <= TOLERANCE_NS || iteration >= maxIterations) {
         break;
       }
     }
     return result.withCoupling(new JobReplayResult.Coupling(iteration, change <= TOLERANCE_NS, change / 1e9,
-        TOLERANCE_NS / 1e9));
+        TOLERANCE_NS / 1e9)).withNccl(ncclTimes.times(), ncclTimes.perRank(), ncclTimes.notes());
+  }
+
+  /**
+   * Per node, its job time 0 on its clock: when its last rank entered its first MPI call (every
+   * rank leaves it at 0 in the job); 0 for a node whose ranks make none.
+   */
+  private static double[] zeros(List<double[]> firstCalls) {
+    double[] out = new double[firstCalls.size()];
+    for (int g = 0; g < out.length; g++) {
+      double zero = Double.NEGATIVE_INFINITY;
+      for (double f : firstCalls.get(g)) {
+        if (!Double.isNaN(f)) {
+          zero = Math.max(zero, f);
+        }
+      }
+      out[g] = zero == Double.NEGATIVE_INFINITY ? 0 : zero;
+    }
+    return out;
+  }
+
+  /** Per world rank, per NCCL launch: when its stream got to it, seconds of the job's time. */
+  private static Map<Integer, double[]> ncclStarts(List<List<RankTrace>> nodes, List<RankOnNode.Replayed> replayed,
+      double[] zeros) {
+    Map<Integer, double[]> out = new java.util.HashMap<>();
+    for (int g = 0; g < nodes.size(); g++) {
+      for (int k = 0; k < nodes.get(g).size(); k++) {
+        double[] ns = replayed.get(g).ncclStartNs()[k];
+        double[] s = new double[ns.length];
+        for (int j = 0; j < ns.length; j++) {
+          s[j] = (ns[j] - zeros[g]) / 1e9;
+        }
+        out.put(nodes.get(g).get(k).rank(), s);
+      }
+    }
+    return out;
+  }
+
+  /** Holds each NCCL launch until the end {@link NcclReplay} gave it, on its node's clock; returns the largest move, ns. */
+  private static long nextNcclHeld(List<List<RankTrace>> nodes, List<long[][]> held, double[] zeros,
+      Map<Integer, double[]> ends) {
+    long change = 0;
+    for (int g = 0; g < nodes.size(); g++) {
+      for (int k = 0; k < nodes.get(g).size(); k++) {
+        double[] end = ends.get(nodes.get(g).get(k).rank());
+        long[] h = held.get(g)[k];
+        for (int j = 0; end != null && j < h.length; j++) {
+          long ns = Double.isNaN(end[j]) ? 0 : Math.round(zeros[g] + end[j] * 1e9);
+          change = Math.max(change, Math.abs(ns - h[j]));
+          h[j] = ns;
+        }
+      }
+    }
+    return change;
   }
 
   /** A node's iteration 0: its ranks' merged program (null once settled: never replayed again), and its replay. */
@@ -162,7 +230,7 @@ public final class JobOverlap {
    * job, so the node's ranks leave it together); returns the largest move, ns.
    */
 
-  private static long nextHeld(List<List<RankTrace>> nodes, List<long[][]> held, List<double[]> firstCalls,
+  private static long nextHeld(List<List<RankTrace>> nodes, List<long[][]> held, double[] zeros,
       List<Boolean> settled, JobReplay network) {
     long change = 0;
     for (int g = 0; g < nodes.size(); g++) {
@@ -170,12 +238,7 @@ public final class JobOverlap {
         continue; // its calls' times move nothing there
       }
       List<RankTrace> node = nodes.get(g);
-      double zero = Double.NEGATIVE_INFINITY;
-      for (double f : firstCalls.get(g)) {
-        if (!Double.isNaN(f)) {
-          zero = Math.max(zero, f);
-        }
-      }
+      double zero = zeros[g];
       for (int k = 0; k < node.size(); k++) {
         RankTrace t = node.get(k);
         long[] h = held.get(g)[k];

@@ -199,7 +199,12 @@ public final class JobReplay {
       result.tail(c.trace.rank(), c.segments.tailSeconds());
       result.rankEnd(c.trace.rank(), c.clock + c.segments.tailSeconds());
     }
-    return result.build();
+    JobReplayResult out = result.build();
+    boolean nccl = job.ranks().stream().anyMatch(t -> t.ncclCalls().stream()
+        .anyMatch(e -> NcclLaunches.launches(e.call().getOp())));
+    return nccl && out.between() == RankSegments.Source.TRACED ? out.withNccl(List.of(), Map.of(), List.of("the ranks'"
+        + " NCCL calls are NOT priced: between MPI calls each rank takes its traced time, NCCL's work included"
+        + " (replay each node's ranks with --between-calls node to price them)")) : out;
   }
 
   /** Sets aside a rank that waits for a message or a collective. */

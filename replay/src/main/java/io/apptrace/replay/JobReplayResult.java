@@ -25,14 +25,16 @@ import java.util.TreeMap;
  *     node, or the time its trace measured
  * @param notes what the node replays said, and what the job's replay approximates
  * @param coupling how the node replays and the network's replay came to agree ({@link JobOverlap})
+ * @param nccl the NCCL launches' collectives and sends, per operation ({@link NcclReplay})
  */
 public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> ranks, Traffic intraNode,
     Traffic interNode, List<CollectiveTime> collectives, RankSegments.Source between, List<String> notes,
-    Coupling coupling) {
+    Coupling coupling, List<NcclTime> nccl) {
   public JobReplayResult {
     ranks = List.copyOf(ranks);
     collectives = List.copyOf(collectives);
     notes = List.copyOf(notes);
+    nccl = List.copyOf(nccl);
   }
 
   /**
@@ -51,7 +53,21 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
 
   /** This result, reached by {@code c}. */
   JobReplayResult withCoupling(Coupling c) {
-    return new JobReplayResult(cluster, makespan, ranks, intraNode, interNode, collectives, between, notes, c);
+    return new JobReplayResult(cluster, makespan, ranks, intraNode, interNode, collectives, between, notes, c, nccl);
+  }
+
+  /**
+   * This result with the job's NCCL work: per operation {@code times}, and per rank the time its
+   * launches took on its streams ({@code perRank}, seconds); {@code more} notes added.
+   */
+  JobReplayResult withNccl(List<NcclTime> times, Map<Integer, Double> perRank, List<String> more) {
+    List<RankTime> rs = ranks.stream().map(t -> new RankTime(t.rank(), t.node(), t.end(), t.compute(),
+        t.pointToPoint(), t.collective(), t.startup(), t.kernels(), t.copies(), t.hidden(),
+        perRank.getOrDefault(t.rank(), 0.0))).toList();
+    List<String> ns = new ArrayList<>(notes);
+    ns.addAll(more);
+    return new JobReplayResult(cluster, makespan, rs, intraNode, interNode, collectives, between, ns, coupling,
+        times);
   }
 
   /** The ranks' communication (point-to-point and collectives), summed, seconds. */
@@ -80,9 +96,11 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
    * @param copies seconds its copies and memsets took on the node, summed (NaN when as traced)
    * @param hidden of its time in point-to-point calls and collectives, how much its own GPU work
    *     was running meanwhile on the node: communication hidden behind it (NaN when as traced)
+   * @param nccl seconds its NCCL launches took on its streams, from when a stream got to one to its
+   *     end (waiting for the other ranks included); part of its own work between MPI calls
    */
   public record RankTime(int rank, int node, double end, double compute, double pointToPoint, double collective,
-      double startup, double kernels, double copies, double hidden) {}
+      double startup, double kernels, double copies, double hidden, double nccl) {}
 
   /**
    * Messages of one kind.
@@ -105,6 +123,21 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
    * @param interNode how many spanned nodes
    */
   public record CollectiveTime(MpiOp op, String algorithm, long operations, double seconds, long interNode) {}
+
+  /**
+   * The NCCL work of one operation ({@link NcclReplay}): collectives, or sends with their receives.
+   *
+   * @param op the operation (NCCL_SEND: a send and its receive)
+   * @param algorithm the algorithm priced (the last one's, when sizes differ); empty when none was
+   * @param operations how many (a collective once for all its members)
+   * @param bytes their bytes (a rank's buffer; an all-gather's whole vector)
+   * @param seconds their times summed (from the last member's stream getting to it)
+   * @param interNode how many spanned nodes
+   * @param notPriced how many took no time because their members are not ranks of their own in the
+   *     traces (a communicator of one process's GPUs, a peer whose trace is missing)
+   */
+  public record NcclTime(io.apptrace.proto.NcclOp op, String algorithm, long operations, long bytes, double seconds,
+      long interNode, long notPriced) {}
 
   /** Collects a replay's figures. */
   static final class Builder {
@@ -168,7 +201,7 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
         double[] v = e.getValue();
         RankSegments seg = segments.get(e.getKey());
         rs.add(new RankTime(e.getKey(), cluster.nodeOf(e.getKey()), v[0], v[1], v[2], v[3], v[4], seg.kernelSeconds(),
-            seg.copySeconds(), seg.hiddenSeconds()));
+            seg.copySeconds(), seg.hiddenSeconds(), 0));
         makespan = Math.max(makespan, v[0]);
       }
       List<CollectiveTime> cs = new ArrayList<>();
@@ -177,7 +210,7 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       return new JobReplayResult(cluster, makespan, rs,
           new Traffic(counts[0], counts[1], seconds[0], seconds[1], intraPaths),
           new Traffic(counts[2], counts[3], seconds[2], seconds[3], interPaths), cs, between(), notes(),
-          Coupling.NONE);
+          Coupling.NONE, List.of());
     }
 
     private RankSegments.Source between() {

@@ -30,15 +30,22 @@ final class NodeRanks {
   private final int[] opBase;
   /** Per rank (in {@link #ranks}' order), per MPI call: {merged thread, index among its calls}. */
   private final int[][][] mpiAt;
+  /** Per rank, per NCCL launch ({@link NcclLaunches}): {merged thread, index among its calls, operation}. */
+  private final int[][][] ncclAt;
+  private final List<List<NcclLaunches.Launch>> launches;
   private final boolean sharesNothing;
 
-  private NodeRanks(List<RankTrace> ranks, ReplayProgram program, int[] threadBase, int[] opBase, int[][][] mpiAt) {
+  private NodeRanks(List<RankTrace> ranks, ReplayProgram program, int[] threadBase, int[] opBase, int[][][] mpiAt,
+      int[][][] ncclAt, List<List<NcclLaunches.Launch>> launches) {
     this.ranks = List.copyOf(ranks);
     this.program = program;
     this.threadBase = threadBase;
     this.opBase = opBase;
     this.mpiAt = mpiAt;
-    this.sharesNothing = sharesNothing(program, threadBase, opBase);
+    this.ncclAt = ncclAt;
+    this.launches = List.copyOf(launches);
+    this.sharesNothing = sharesNothing(program, threadBase, opBase)
+        && launches.stream().allMatch(List::isEmpty); // NCCL's work waits for other ranks on the GPUs
   }
 
   /**
@@ -95,7 +102,9 @@ final class NodeRanks {
 
   /**
    * Merges the programs of {@code ranks}, each taken from {@code programs} in turn (and dropped once
-   * merged), with every MPI call held not at all ({@link HostCall.Held} until 0).
+   * merged), with every MPI call held not at all ({@link HostCall.Held} until 0), and the work of
+   * each NCCL launch ({@link NcclLaunches}) an operation of its own on its stream
+   * ({@link ReplayProgram.Kind#COLLECTIVE}), issued by the call that launches it, held until 0.
    */
   static NodeRanks of(List<RankTrace> ranks, Programs programs, Cluster cluster, Map<Integer, Integer> deviceMap)
       throws ReplayException, java.io.IOException, io.apptrace.trace.TraceException {
@@ -112,6 +121,8 @@ final class NodeRanks {
     int[] threadBase = new int[n + 1];
     int[] opBase = new int[n + 1];
     int[][][] mpiAt = new int[n][][];
+    int[][][] ncclAt = new int[n][][];
+    List<List<NcclLaunches.Launch>> launches = new ArrayList<>();
     int events = 0;
     int allocations = 0;
     boolean simulated = false;
@@ -153,6 +164,21 @@ final class NodeRanks {
       for (int[] x : at) {
         rankCalls.get(x[0]).set(x[1], held(rankCalls.get(x[0]).get(x[1]), 0));
       }
+      List<NcclLaunches.Launch> rankLaunches = NcclLaunches.of(rank, p);
+      int[][] nat = new int[rankLaunches.size()][];
+      for (int j = 0; j < rankLaunches.size(); j++) {
+        NcclLaunches.Launch l = rankLaunches.get(j);
+        int s = streamOf(p, l, streams, sb, pid, device);
+        int op = ops.size();
+        ops.add(new ReplayProgram.Op(op, ReplayProgram.Kind.COLLECTIVE, l.name(), s, streams.get(s).device(), -1, null,
+            l.bytes(), -1, -1, -1, 0, 0, 0, 0, false));
+        ReplayProgram.Call c = rankCalls.get(l.thread()).get(l.call());
+        rankCalls.get(l.thread()).set(l.call(), new ReplayProgram.Call(new HostCall.IssueOp(op, s, 0), c.entryNs(),
+            c.durationNs(), c.name(), 0, c.offCpuNs()));
+        nat[j] = new int[] {l.thread() + tb, l.call(), op};
+      }
+      ncclAt[k] = nat;
+      launches.add(rankLaunches);
       for (int t = 0; t < p.threads().size(); t++) {
         ReplayProgram.HostThread h = p.threads().get(t);
         threads.add(new ReplayProgram.HostThread(pid.get(h.pid()), h.tid(), rankCalls.get(t)));
@@ -188,7 +214,26 @@ final class NodeRanks {
     ReplayProgram merged = new ReplayProgram(ops, streams, threads, events,
         new ReplayProgram.Provenance(simulated, pinnedBytes, pinNs), sources).withAnnotations(ranges, marks)
         .withContextsBefore(contexts).withManaged(managed);
-    return new NodeRanks(ranks, merged, threadBase, opBase, mpiAt);
+    return new NodeRanks(ranks, merged, threadBase, opBase, mpiAt, ncclAt, launches);
+  }
+
+  /**
+   * The merged stream an NCCL launch runs on: its stream in the rank's program (the default stream
+   * for handle 0), or, when the program has none such (no other work used it), a new stream of the
+   * rank's process on its first device.
+   */
+  private static int streamOf(ReplayProgram p, NcclLaunches.Launch l, List<CallLog.Stream> streams, int sb,
+      Map<Integer, Integer> pid, Map<Integer, Integer> device) {
+    for (int s = 0; s < p.streams().size(); s++) {
+      CallLog.Stream x = p.streams().get(s);
+      if (x.pid() == l.pid() && (l.stream() == 0 ? x.legacy() : x.handle() == l.stream())) {
+        return s + sb;
+      }
+    }
+    int d = p.devices().isEmpty() ? 0 : p.devices().get(0);
+    streams.add(new CallLog.Stream(pid.getOrDefault(l.pid(), l.pid()), dev(device, d), l.stream() == 0, true,
+        false, l.stream()));
+    return streams.size() - 1;
   }
 
   /** A rank's pids: its own, unless another rank of the node used them first. */
@@ -230,7 +275,7 @@ final class NodeRanks {
   /** A call's work with the merged program's numbers. */
   private static HostCall renumbered(HostCall what, int ob, int sb, int eb, Map<Integer, Integer> device) {
     if (what instanceof HostCall.IssueOp i) {
-      return new HostCall.IssueOp(i.op() + ob, i.stream() + sb);
+      return new HostCall.IssueOp(i.op() + ob, i.stream() + sb, i.untilNs());
     } else if (what instanceof HostCall.SyncStream x) {
       return new HostCall.SyncStream(x.stream() + sb);
     } else if (what instanceof HostCall.SyncEvent x) {
@@ -283,6 +328,16 @@ final class NodeRanks {
     return opBase[k + 1];
   }
 
+  /** Rank {@code k}'s NCCL launches, in the order it made them. */
+  List<NcclLaunches.Launch> launches(int k) {
+    return launches.get(k);
+  }
+
+  /** The merged program's operation of rank {@code k}'s NCCL launch {@code j}. */
+  int ncclOp(int k, int j) {
+    return ncclAt[k][j][2];
+  }
+
   /** Where rank {@code k}'s MPI call {@code call} is: {merged thread, index among its calls}. */
   int[] mpiCall(int k, int call) {
     return mpiAt[k][call];
@@ -293,9 +348,13 @@ final class NodeRanks {
     return new ReplayProgram.Call(new HostCall.Held(ns), c.entryNs(), c.durationNs(), c.name(), 0, c.offCpuNs());
   }
 
-  /** The merged program with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} ({@link HostCall.Held}). */
-  ReplayProgram held(long[][] heldNs) {
-    if (java.util.Arrays.stream(heldNs).allMatch(h -> java.util.Arrays.stream(h).allMatch(x -> x == 0))) {
+  /**
+   * The merged program with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]}
+   * ({@link HostCall.Held}), and its NCCL launch {@code j}'s operation until {@code ncclNs[k][j]}
+   * ({@link HostCall.IssueOp#untilNs()}).
+   */
+  ReplayProgram held(long[][] heldNs, long[][] ncclNs) {
+    if (zero(heldNs) && zero(ncclNs)) {
       return program; // as merged
     }
     ProgramEdit edit = new ProgramEdit(program);
@@ -305,7 +364,19 @@ final class NodeRanks {
         List<ReplayProgram.Call> cs = edit.calls(at[0]);
         cs.set(at[1], held(cs.get(at[1]), heldNs[k][i]));
       }
+      for (int j = 0; j < ncclAt[k].length; j++) {
+        int[] at = ncclAt[k][j];
+        List<ReplayProgram.Call> cs = edit.calls(at[0]);
+        ReplayProgram.Call c = cs.get(at[1]);
+        HostCall.IssueOp issue = (HostCall.IssueOp) c.what();
+        cs.set(at[1], new ReplayProgram.Call(new HostCall.IssueOp(issue.op(), issue.stream(), ncclNs[k][j]),
+            c.entryNs(), c.durationNs(), c.name(), c.bytes(), c.offCpuNs()));
+      }
     }
     return edit.build();
+  }
+
+  private static boolean zero(long[][] ns) {
+    return java.util.Arrays.stream(ns).allMatch(h -> java.util.Arrays.stream(h).allMatch(x -> x == 0));
   }
 }

@@ -36,6 +36,11 @@ final class OpTable {
   /** Why an operation whose staging delays it became ready, kept until the staging is over. */
   final int[] stagedCause;
   final int[] stagedCauseId;
+  /**
+   * A {@link ReplayProgram.Kind#COLLECTIVE} operation's end on the node's clock, ns, as the call
+   * that issued it says ({@link HostCall.IssueOp#untilNs()}); it ends no earlier than its start.
+   */
+  final long[] heldUntilNs;
   /** A copy's Peak-BW and back-of-envelope baselines alone on the node, ns. */
   final double[] peakBwNs;
   final double[] boeNs;
@@ -71,6 +76,7 @@ final class OpTable {
     hostAfterNs = new double[size];
     stagedCause = new int[size];
     stagedCauseId = new int[size];
+    heldUntilNs = new long[size];
     peakBwNs = nans(size);
     boeNs = nans(size);
     state = new OpState[size];

@@ -107,6 +107,7 @@ final class PricedOps {
         }
       }
       case COPY -> priceCopy(i, op, gpu);
+      case COLLECTIVE -> t.phase[i] = 0; // its end is decided outside the node (OpTable.heldUntilNs)
     }
   }
 

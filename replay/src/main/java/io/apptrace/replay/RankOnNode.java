@@ -32,24 +32,26 @@ public final class RankOnNode {
    * @param segments per rank of the node, in {@link NodeRanks#ranks()}' order
    * @param firstCallNs per rank, when it entered its first MPI call on the node's timeline (NaN: it
    *     makes none)
+   * @param ncclStartNs per rank, per NCCL launch ({@link NcclLaunches}): when its stream got to it
+   *     on the node's timeline (NaN: never)
    * @param settled holding the node's MPI calls for other times cannot change its segments: its
    *     ranks share nothing ({@link NodeRanks#sharesNothing()}) and none had GPU work in flight when
    *     it entered an MPI call, so a call held longer only moves the rank's later work by as much
    */
-  record Replayed(List<RankSegments> segments, double[] firstCallNs, boolean settled) {}
+  record Replayed(List<RankSegments> segments, double[] firstCallNs, double[][] ncclStartNs, boolean settled) {}
 
   /**
    * Replays the node's ranks with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} on
-   * the node's clock.
+   * the node's clock, and its NCCL launch {@code j} until {@code ncclNs[k][j]}.
    *
    * @throws ReplayException when the merged program cannot run on the node
    */
-  static Replayed replay(NodeRanks ranks, Cluster cluster, Replayer.Options options, long[][] heldNs)
-      throws ReplayException, NodeFileException {
+  static Replayed replay(NodeRanks ranks, Cluster cluster, Replayer.Options options, long[][] heldNs,
+      long[][] ncclNs) throws ReplayException, NodeFileException {
     Replayer.Options o = options.withSamples(false).withDeviceMap(Map.of()); // the merge mapped the devices
     ReplayResult r;
     try {
-      r = Replayer.replay(ranks.held(heldNs), cluster.node(), o);
+      r = Replayer.replay(ranks.held(heldNs, ncclNs), cluster.node(), o);
     } catch (ReplayException e) {
       RankTrace first = ranks.ranks().get(0);
       throw new ReplayException(first.file() + ": " + (ranks.ranks().size() == 1 ? "rank " + first.rank()
@@ -57,6 +59,7 @@ public final class RankOnNode {
     }
     List<RankSegments> out = new ArrayList<>();
     double[] firstCall = new double[ranks.ranks().size()];
+    double[][] ncclStart = new double[ranks.ranks().size()][];
     boolean settled = ranks.sharesNothing();
     for (int k = 0; k < ranks.ranks().size(); k++) {
       RankTrace rank = ranks.ranks().get(k);
@@ -90,7 +93,11 @@ public final class RankOnNode {
           continue;
         }
         end = Math.max(end, t.endNs());
-        if (ranks.program().ops().get(op).kind() == ReplayProgram.Kind.KERNEL) {
+        ReplayProgram.Kind kind = ranks.program().ops().get(op).kind();
+        if (kind == ReplayProgram.Kind.COLLECTIVE) {
+          continue; // communication, timed by the job's replay: neither the rank's own work nor busy
+        }
+        if (kind == ReplayProgram.Kind.KERNEL) {
           kernels += t.durationNs() / 1e9;
         } else {
           copies += t.durationNs() / 1e9;
@@ -102,10 +109,14 @@ public final class RankOnNode {
       double tail = n == 0 ? end / 1e9 : Math.max(0, end - lastExit) / 1e9;
       double hidden = hidden(rank, entry, exit, busy) / 1e9;
       settled = settled && !inFlight(ranks, k, r);
+      ncclStart[k] = new double[ranks.launches(k).size()];
+      for (int j = 0; j < ncclStart[k].length; j++) {
+        ncclStart[k][j] = r.ops().get(ranks.ncclOp(k, j)).startNs();
+      }
       out.add(new RankSegments(rank.rank(), before, tail, kernels, copies, hidden, RankSegments.Source.NODE,
           r.notes()));
     }
-    return new Replayed(out, firstCall, settled);
+    return new Replayed(out, firstCall, ncclStart, settled);
   }
 
   /**

@@ -19,7 +19,13 @@ import java.util.TreeMap;
 public final class ReplayProgram {
   /** What an operation is. */
   public enum Kind {
-    COPY, MEMSET, KERNEL
+    COPY, MEMSET, KERNEL,
+    /**
+     * Communication on a stream whose time a replay outside the node decides (an NCCL collective,
+     * send or receive in a job's replay): it takes no engine, and ends when its issuing call's
+     * {@link HostCall.IssueOp#untilNs()} says.
+     */
+    COLLECTIVE
   }
 
   /**
@@ -137,7 +143,7 @@ public final class ReplayProgram {
     Call moved(long entry, java.util.function.IntUnaryOperator id) {
       HostCall w = what;
       if (what instanceof HostCall.IssueOp i) {
-        w = new HostCall.IssueOp(id.applyAsInt(i.op()), i.stream());
+        w = i.renumbered(id.applyAsInt(i.op()));
       } else if (what instanceof HostCall.LaunchGraph g) {
         w = g.renumbered(id);
       }

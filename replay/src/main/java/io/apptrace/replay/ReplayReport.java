@@ -91,8 +91,7 @@ public final class ReplayReport {
       if (!op.measured() || op.measuredDurationNs() <= 0 || Double.isNaN(t.endNs())) {
         continue;
       }
-      String klass = op.kind() == ReplayProgram.Kind.KERNEL ? "kernels" : op.kind() == ReplayProgram.Kind.MEMSET
-          ? "memsets" : op.transfer() == null ? "host copies" : op.transfer().key();
+      String klass = classOf(op);
       ClassError e = out.computeIfAbsent(klass, k -> new ClassError(new ErrorStats(), new ErrorStats(), new ErrorStats()));
       double actual = op.measuredDurationNs();
       e.model().add(actual, t.durationNs());
@@ -135,8 +134,12 @@ public final class ReplayReport {
   }
 
   private static String classOf(ReplayProgram.Op op) {
-    return op.kind() == ReplayProgram.Kind.KERNEL ? "kernels" : op.kind() == ReplayProgram.Kind.MEMSET
-        ? "memsets" : op.transfer() == null ? "host copies" : op.transfer().key();
+    return switch (op.kind()) {
+      case KERNEL -> "kernels";
+      case MEMSET -> "memsets";
+      case COLLECTIVE -> "communication";
+      case COPY -> op.transfer() == null ? "host copies" : op.transfer().key();
+    };
   }
 
   /** Advice for the program on this node, one paragraph each. */

@@ -177,6 +177,7 @@ public record TimelineLanes(String title, double spanNs, List<Lane> lanes) {
       case KERNEL -> "kernel";
       case MEMSET -> "memset";
       case COPY -> "copy";
+      case COLLECTIVE -> "communication";
     };
   }
 

@@ -258,9 +258,9 @@ class JobOverlapTest {
     }
     NodeRanks node = NodeRanks.of(RankFixture.job(ranks).ranks(), RankFixture.programs(ranks), c, java.util.Map.of());
     assertThat(node.sharesNothing()).isTrue();
-    RankOnNode.Replayed zero = RankOnNode.replay(node, c, Replayer.Options.defaults(), new long[2][3]);
+    RankOnNode.Replayed zero = RankOnNode.replay(node, c, Replayer.Options.defaults(), new long[2][3], new long[2][0]);
     RankOnNode.Replayed held = RankOnNode.replay(node, c, Replayer.Options.defaults(),
-        new long[][] {{0, 97_000, 0}, {40_000, 133_000, 0}}); // held until these times on the node's clock
+        new long[][] {{0, 97_000, 0}, {40_000, 133_000, 0}}, new long[2][0]); // held until these times on the node's clock
     assertThat(zero.settled()).isTrue();
     for (int k = 0; k < 2; k++) {
       assertThat(held.segments().get(k).sameTimes(zero.segments().get(k))).as("rank %d", k).isTrue();

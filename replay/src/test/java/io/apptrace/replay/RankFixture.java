@@ -2,10 +2,13 @@ package io.apptrace.replay;
 
 import io.apptrace.job.Job;
 import io.apptrace.job.MpiEvent;
+import io.apptrace.job.NcclEvent;
 import io.apptrace.job.RankTrace;
 import io.apptrace.node.TransferKind;
 import io.apptrace.proto.MpiCall;
 import io.apptrace.proto.MpiOp;
+import io.apptrace.proto.NcclCall;
+import io.apptrace.proto.NcclOp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +22,7 @@ import java.util.List;
 final class RankFixture {
   final ProgramFixture f = new ProgramFixture();
   final List<MpiEvent> calls = new ArrayList<>();
+  final List<NcclEvent> nccl = new ArrayList<>();
   final int stream = f.legacy();
   final int rank;
   final int size;
@@ -35,6 +39,24 @@ final class RankFixture {
         .build();
     calls.add(new MpiEvent(calls.size(), 1, 100, clockNs, tracedNs, 0, call));
     f.api(0, io.apptrace.trace.ApiNames.mpi(op), tracedNs, 0);
+    clockNs += tracedNs;
+    return this;
+  }
+
+  /** The communicator id of every NCCL call of the fixtures: one communicator of all the job's ranks. */
+  static final long COMM_ID = 0x5eed;
+
+  /**
+   * An NCCL call on the rank's stream of {@code bytes} with {@code peer} (a send's destination, a
+   * receive's source, a root; -1: none) that took {@code tracedNs} on the host, on the communicator
+   * of all the job's ranks (its rank in it the world rank).
+   */
+  RankFixture nccl(NcclOp op, int peer, long bytes, long tracedNs) {
+    NcclCall call = NcclCall.newBuilder().setOp(op).setRank(rank).setCommSize(size).setPeer(Math.max(peer, 0))
+        .setBytes(bytes).setTotalBytes(op == NcclOp.NCCL_ALL_GATHER ? bytes * size : 0).setCommId(COMM_ID)
+        .setComm(0x1000).setStream(0).build();
+    nccl.add(new NcclEvent(1, 100, clockNs, tracedNs, 0, call));
+    f.api(0, io.apptrace.trace.ApiNames.nccl(op), tracedNs, 0);
     clockNs += tracedNs;
     return this;
   }
@@ -63,7 +85,7 @@ final class RankFixture {
   }
 
   RankTrace trace() {
-    return new RankTrace(Path.of("trace." + rank + ".apptrace"), rank, size, "h" + rank, 0, calls);
+    return new RankTrace(Path.of("trace." + rank + ".apptrace"), rank, size, "h" + rank, 0, calls, nccl);
   }
 
   static Job job(RankFixture... ranks) {
