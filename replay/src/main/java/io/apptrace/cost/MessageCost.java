@@ -23,8 +23,38 @@ public final class MessageCost {
    * @param nicSeconds how long it occupies its node's NIC (0 within a node): {@code k G}
    * @param interNode it crosses the network
    * @param path what carries it, for reports
+   * @param legs its copies on the nodes' links, in order (a GPU-to-GPU exchange within a node, the
+   *     staging copies of a device buffer without GPUDirect RDMA); {@code seconds} counts each at
+   *     its price alone on the node
    */
-  public record Price(double seconds, double nicSeconds, boolean interNode, String path) {}
+  public record Price(double seconds, double nicSeconds, boolean interNode, String path, java.util.List<Leg> legs) {
+    public Price {
+      legs = java.util.List.copyOf(legs);
+    }
+
+    /** Its seconds less its legs' prices: what the legs' times on the nodes are added to. */
+    public double fixedSeconds() {
+      double s = seconds;
+      for (Leg l : legs) {
+        s -= l.seconds();
+      }
+      return s;
+    }
+  }
+
+  /**
+   * A copy a message makes on a node's links.
+   *
+   * @param node the node it runs on
+   * @param kind the copy's kind
+   * @param bytes its bytes
+   * @param srcGpu the GPU it runs on (the node's index)
+   * @param dstGpu a peer copy's destination GPU (else {@code srcGpu})
+   * @param seconds its price alone on the node
+   * @param afterWire it runs on the receiver's node once the data crossed the network
+   */
+  public record Leg(int node, TransferKind kind, long bytes, int srcGpu, int dstGpu, double seconds,
+      boolean afterWire) {}
 
   private final Cluster cluster;
   private final TransferModel node;
@@ -65,29 +95,40 @@ public final class MessageCost {
       double nic = Math.max(0, bytes - 1) / w[0];
       double staging = 0;
       String path = "NIC";
+      java.util.List<Leg> legs = new java.util.ArrayList<>();
       if (!n.gpuDirectRdma()) {
         if (srcDevice) {
-          staging += copy(TransferKind.PINNED_D2H, bytes, cluster.gpuOf(src), cluster.gpuOf(src));
+          legs.add(leg(a, TransferKind.PINNED_D2H, bytes, cluster.gpuOf(src), cluster.gpuOf(src), false));
         }
         if (dstDevice) {
-          staging += copy(TransferKind.PINNED_H2D, bytes, cluster.gpuOf(dst), cluster.gpuOf(dst));
+          legs.add(leg(b, TransferKind.PINNED_H2D, bytes, cluster.gpuOf(dst), cluster.gpuOf(dst), true));
+        }
+        for (Leg l : legs) {
+          staging += l.seconds();
         }
         path = srcDevice || dstDevice ? "NIC, staged through host memory" : path;
       }
-      return new Price(w[1] + o2 + nic + staging, bytes / w[0], true, path);
+      return new Price(w[1] + o2 + nic + staging, bytes / w[0], true, path, legs);
     }
     if (srcDevice && dstDevice) {
       int ga = cluster.gpuOf(src);
       int gb = cluster.gpuOf(dst);
-      TransferKind kind = ga == gb ? TransferKind.D2D : TransferKind.PEER;
-      return new Price(o2 + copy(kind, bytes, ga, gb), 0, false, ga == gb ? "GPU memory" : "GPU to GPU in the node");
+      Leg l = leg(a, ga == gb ? TransferKind.D2D : TransferKind.PEER, bytes, ga, gb, false);
+      return new Price(o2 + l.seconds(), 0, false, ga == gb ? "GPU memory" : "GPU to GPU in the node",
+          java.util.List.of(l));
     }
     if (srcDevice || dstDevice) {
-      TransferKind kind = srcDevice ? TransferKind.PINNED_D2H : TransferKind.PINNED_H2D;
       int g = cluster.gpuOf(srcDevice ? src : dst);
-      return new Price(o2 + copy(kind, bytes, g, g), 0, false, "host and GPU in the node");
+      Leg l = leg(a, srcDevice ? TransferKind.PINNED_D2H : TransferKind.PINNED_H2D, bytes, g, g, false);
+      return new Price(o2 + l.seconds(), 0, false, "host and GPU in the node", java.util.List.of(l));
     }
-    return new Price(o2 + n.hostLatency() + bytes / n.hostBandwidth(), 0, false, "shared memory");
+    return new Price(o2 + n.hostLatency() + bytes / n.hostBandwidth(), 0, false, "shared memory",
+        java.util.List.of());
+  }
+
+  private Leg leg(int node, TransferKind kind, long bytes, int srcGpu, int dstGpu, boolean afterWire)
+      throws NodeFileException {
+    return new Leg(node, kind, bytes, srcGpu, dstGpu, copy(kind, bytes, srcGpu, dstGpu), afterWire);
   }
 
   private double copy(TransferKind kind, long bytes, int srcGpu, int dstGpu) throws NodeFileException {

@@ -96,6 +96,9 @@ public final class CallCosts {
    * copy's work inside the call).
    */
   long issueNs(int thread, ReplayProgram.Call c, int gpu) {
+    if (MessageLegs.CALL.equals(c.name())) {
+      return 0; // the MPI library's copy of a message: its host time is the network replay's
+    }
     long launch = Clock.ticks(node.gpus().get(gpu).launchOverheadSeconds() * 1e9);
     if (!modelled) {
       return p.provenance().simulated() ? Math.min(c.durationNs(), launch) : c.durationNs();

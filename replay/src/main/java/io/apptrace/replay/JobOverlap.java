@@ -1,5 +1,6 @@
 package io.apptrace.replay;
 
+import io.apptrace.cost.MessageCost;
 import io.apptrace.graph.DvdgBuilder;
 import io.apptrace.job.Job;
 import io.apptrace.job.RankTrace;
@@ -84,6 +85,10 @@ public final class JobOverlap {
       byNode.computeIfAbsent(cluster.nodeOf(t.rank()), k -> new ArrayList<>()).add(t);
     }
     List<List<RankTrace>> groups = new ArrayList<>(byNode.values());
+    List<Integer> nodeIds = new ArrayList<>(byNode.keySet());
+    JobMatching matched = JobMatching.of(job);
+    MessageCost cost = new MessageCost(cluster);
+    Map<List<Object>, MessageCost.Price> prices = new java.util.HashMap<>();
     List<long[][]> held = new ArrayList<>();
     List<long[][]> ncclHeld = new ArrayList<>();
     for (List<RankTrace> ranks : groups) {
@@ -95,20 +100,23 @@ public final class JobOverlap {
     Map<Integer, List<NcclLaunches.Launch>> launches = new TreeMap<>();
     for (First x : perNode(groups.size(), g -> {
       NodeRanks node = NodeRanks.of(groups.get(g), programs, cluster, options.deviceMap());
+      if (node.linkWork()) { // the messages' copies share the links with the ranks' own
+        node = node.withLegs(MessageLegs.on(nodeIds.get(g), matched, cost, prices));
+      }
       long[][] nccl = new long[groups.get(g).size()][];
       for (int k = 0; k < nccl.length; k++) {
         nccl[k] = new long[node.launches(k).size()];
         launches.put(groups.get(g).get(k).rank(), node.launches(k));
       }
       ncclHeld.add(nccl);
-      RankOnNode.Replayed r = RankOnNode.replay(node, cluster, options, held.get(g), nccl);
+      RankOnNode.Replayed r = RankOnNode.replay(node, cluster, options, held.get(g), nccl, null);
       return new First(r.settled() ? null : node, r);
     })) {
       nodes.add(x.node());
       replayed.add(x.replayed());
     }
-    JobMatching matched = JobMatching.of(job);
     NcclReplay nccl = new NcclReplay(cluster, launches);
+    List<double[]> legStarts = new ArrayList<>(java.util.Collections.nCopies(groups.size(), (double[]) null));
     NcclReplay.Accounting ncclTimes;
     JobReplayResult result;
     long change;
@@ -123,7 +131,7 @@ public final class JobOverlap {
           }
         }
         List<RankOnNode.Replayed> fresh = perNode(again.size(), i -> RankOnNode.replay(nodes.get(again.get(i)),
-            cluster, options, held.get(again.get(i)), ncclHeld.get(again.get(i))));
+            cluster, options, held.get(again.get(i)), ncclHeld.get(again.get(i)), legStarts.get(again.get(i))));
         for (int i = 0; i < again.size(); i++) {
           replayed.set(again.get(i), fresh.get(i));
         }
@@ -137,20 +145,49 @@ public final class JobOverlap {
         settled.add(r.settled());
       }
       JobReplay network = new JobReplay(job, cluster, segments, matched);
+      if (nodes.stream().anyMatch(x -> x != null && x.legs() != null)) {
+        double[][] legSeconds = new double[matched.messages().size()][];
+        for (int g = 0; g < groups.size(); g++) {
+          if (nodes.get(g) != null && nodes.get(g).legs() != null) {
+            nodes.get(g).legs().took(replayed.get(g).legSeconds(), legSeconds);
+          }
+        }
+        network.withLegs(legSeconds);
+      }
       result = network.run();
       double[] zeros = zeros(firstCalls);
+      long legMoved = 0;
+      for (int g = 0; g < groups.size(); g++) {
+        MessageLegs legs = nodes.get(g) == null ? null : nodes.get(g).legs();
+        if (legs != null) {
+          double[] starts = legs.startsNs(network, zeros[g]);
+          legMoved = Math.max(legMoved, moved(legStarts.get(g), starts));
+          legStarts.set(g, starts);
+        }
+      }
       ncclTimes = new NcclReplay.Accounting();
       Map<Integer, double[]> ncclEnds = nccl.any() ? nccl.ends(ncclStarts(groups, replayed, zeros), ncclTimes)
           : Map.of();
       iteration++;
-      change = Math.max(nextHeld(groups, held, zeros, settled, network),
-          nextNcclHeld(groups, ncclHeld, zeros, ncclEnds));
+      change = Math.max(legMoved, Math.max(nextHeld(groups, held, zeros, settled, network),
+          nextNcclHeld(groups, ncclHeld, zeros, ncclEnds)));
       if (change <= TOLERANCE_NS || iteration >= maxIterations) {
         break;
       }
     }
     return result.withCoupling(new JobReplayResult.Coupling(iteration, change <= TOLERANCE_NS, change / 1e9,
         TOLERANCE_NS / 1e9)).withNccl(ncclTimes.times(), ncclTimes.perRank(), ncclTimes.notes());
+  }
+
+  /** The most a leg's start moved, ns (a leg that starts now and did not before: its start). */
+  private static long moved(double[] before, double[] now) {
+    long most = 0;
+    for (int k = 0; k < now.length; k++) {
+      double b = before == null || Double.isNaN(before[k]) ? 0 : before[k];
+      double n = Double.isNaN(now[k]) ? 0 : now[k];
+      most = Math.max(most, Math.round(Math.abs(n - b)));
+    }
+    return most;
   }
 
   /**

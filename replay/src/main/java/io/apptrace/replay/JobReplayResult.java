@@ -177,11 +177,12 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       ranks.computeIfAbsent(rank, k -> new double[5])[0] = end;
     }
 
-    void message(Message m, MessageCost.Price p, double nicWait) {
+    /** A message priced {@code p} that took {@code took} seconds from its injection to its arrival. */
+    void message(Message m, MessageCost.Price p, double took, double nicWait) {
       int i = p.interNode() ? 2 : 0;
       counts[i]++;
       counts[i + 1] += m.bytes();
-      seconds[i] += p.seconds();
+      seconds[i] += took;
       seconds[i + 1] += nicWait;
       (p.interNode() ? interPaths : intraPaths).merge(p.path(), 1L, Long::sum);
     }

@@ -46,6 +46,24 @@ final class NcclLaunches {
     return NcclCollectiveCost.collective(op) || op == NcclOp.NCCL_SEND || op == NcclOp.NCCL_RECV;
   }
 
+  /**
+   * The merged stream a launch of a rank's program {@code p} runs on: its stream in the program (the
+   * default stream for handle 0; the merged program numbers them from {@code base}), or, when the
+   * program has none such (no other work used it), a new stream of {@code pid} (the rank's process,
+   * as merged) on {@code device}, added to {@code streams}.
+   */
+  static int stream(ReplayProgram p, Launch l, List<io.apptrace.graph.CallLog.Stream> streams, int base, int pid,
+      int device) {
+    for (int s = 0; s < p.streams().size(); s++) {
+      io.apptrace.graph.CallLog.Stream x = p.streams().get(s);
+      if (x.pid() == l.pid() && (l.stream() == 0 ? x.legacy() : x.handle() == l.stream())) {
+        return s + base;
+      }
+    }
+    streams.add(new io.apptrace.graph.CallLog.Stream(pid, device, l.stream() == 0, true, false, l.stream()));
+    return streams.size() - 1;
+  }
+
   private record CallKey(int pid, int tid, long entryNs) {}
 
   /**

@@ -34,9 +34,17 @@ final class NodeRanks {
   private final int[][][] ncclAt;
   private final List<List<NcclLaunches.Launch>> launches;
   private final boolean sharesNothing;
+  /** The job's messages' copies on the node's links, in its program (null: none). */
+  private final MessageLegs legs;
 
   private NodeRanks(List<RankTrace> ranks, ReplayProgram program, int[] threadBase, int[] opBase, int[][][] mpiAt,
       int[][][] ncclAt, List<List<NcclLaunches.Launch>> launches) {
+    this(ranks, program, threadBase, opBase, mpiAt, ncclAt, launches, null);
+  }
+
+  private NodeRanks(List<RankTrace> ranks, ReplayProgram program, int[] threadBase, int[] opBase, int[][][] mpiAt,
+      int[][][] ncclAt, List<List<NcclLaunches.Launch>> launches, MessageLegs legs) {
+    this.legs = legs;
     this.ranks = List.copyOf(ranks);
     this.program = program;
     this.threadBase = threadBase;
@@ -45,7 +53,43 @@ final class NodeRanks {
     this.ncclAt = ncclAt;
     this.launches = List.copyOf(launches);
     this.sharesNothing = sharesNothing(program, threadBase, opBase)
-        && launches.stream().allMatch(List::isEmpty); // NCCL's work waits for other ranks on the GPUs
+        && launches.stream().allMatch(List::isEmpty) // NCCL's work waits for other ranks on the GPUs
+        && legs == null; // the messages' copies share the node's links with the ranks' copies
+  }
+
+  /**
+   * Whether a rank of the node does work on its links or host memory (copies, kernels that reach
+   * host memory, managed memory): what the messages' copies would share the links with.
+   */
+  boolean linkWork() {
+    if (!program.managed().isEmpty()) {
+      return true;
+    }
+    for (int op = opBase[0]; op < opBase[ranks.size()]; op++) {
+      if (onLinks(program.ops().get(op))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether an operation moves data over the node's links: a copy, a kernel that reaches host memory. */
+  private static boolean onLinks(ReplayProgram.Op o) {
+    return o.kind() == ReplayProgram.Kind.COPY || o.mappedReadBytes() > 0 || o.mappedWriteBytes() > 0;
+  }
+
+  /** These ranks with the job's messages' copies {@code refs} on the node's links ({@link MessageLegs}). */
+  NodeRanks withLegs(List<MessageLegs.Ref> refs) {
+    if (refs.isEmpty()) {
+      return this;
+    }
+    MessageLegs.Added a = MessageLegs.add(program, refs);
+    return new NodeRanks(ranks, a.program(), threadBase, opBase, mpiAt, ncclAt, launches, a.legs());
+  }
+
+  /** The messages' copies in the program (null: none). */
+  MessageLegs legs() {
+    return legs;
   }
 
   /**
@@ -64,7 +108,7 @@ final class NodeRanks {
       boolean links = false;
       for (int op = opBase[k]; op < opBase[k + 1]; op++) {
         ReplayProgram.Op o = p.ops().get(op);
-        links |= o.kind() == ReplayProgram.Kind.COPY || o.mappedReadBytes() > 0 || o.mappedWriteBytes() > 0;
+        links |= onLinks(o);
         if (gpuOwner.getOrDefault(o.device(), k) != k || o.peerDevice() >= 0
             && gpuOwner.getOrDefault(o.peerDevice(), k) != k) {
           return false;
@@ -168,7 +212,8 @@ final class NodeRanks {
       int[][] nat = new int[rankLaunches.size()][];
       for (int j = 0; j < rankLaunches.size(); j++) {
         NcclLaunches.Launch l = rankLaunches.get(j);
-        int s = streamOf(p, l, streams, sb, pid, device);
+        int s = NcclLaunches.stream(p, l, streams, sb, pid.getOrDefault(l.pid(), l.pid()),
+            dev(device, p.devices().isEmpty() ? 0 : p.devices().get(0)));
         int op = ops.size();
         ops.add(new ReplayProgram.Op(op, ReplayProgram.Kind.COLLECTIVE, l.name(), s, streams.get(s).device(), -1, null,
             l.bytes(), -1, -1, -1, 0, 0, 0, 0, false));
@@ -215,25 +260,6 @@ final class NodeRanks {
         new ReplayProgram.Provenance(simulated, pinnedBytes, pinNs), sources).withAnnotations(ranges, marks)
         .withContextsBefore(contexts).withManaged(managed);
     return new NodeRanks(ranks, merged, threadBase, opBase, mpiAt, ncclAt, launches);
-  }
-
-  /**
-   * The merged stream an NCCL launch runs on: its stream in the rank's program (the default stream
-   * for handle 0), or, when the program has none such (no other work used it), a new stream of the
-   * rank's process on its first device.
-   */
-  private static int streamOf(ReplayProgram p, NcclLaunches.Launch l, List<CallLog.Stream> streams, int sb,
-      Map<Integer, Integer> pid, Map<Integer, Integer> device) {
-    for (int s = 0; s < p.streams().size(); s++) {
-      CallLog.Stream x = p.streams().get(s);
-      if (x.pid() == l.pid() && (l.stream() == 0 ? x.legacy() : x.handle() == l.stream())) {
-        return s + sb;
-      }
-    }
-    int d = p.devices().isEmpty() ? 0 : p.devices().get(0);
-    streams.add(new CallLog.Stream(pid.getOrDefault(l.pid(), l.pid()), dev(device, d), l.stream() == 0, true,
-        false, l.stream()));
-    return streams.size() - 1;
   }
 
   /** A rank's pids: its own, unless another rank of the node used them first. */
@@ -351,13 +377,17 @@ final class NodeRanks {
   /**
    * The merged program with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]}
    * ({@link HostCall.Held}), and its NCCL launch {@code j}'s operation until {@code ncclNs[k][j]}
-   * ({@link HostCall.IssueOp#untilNs()}).
+   * ({@link HostCall.IssueOp#untilNs()}), and the messages' copies issued at {@code legStartNs} (per
+   * {@link MessageLegs#refs()}, the node's clock; NaN: not sent; null: none sent).
    */
-  ReplayProgram held(long[][] heldNs, long[][] ncclNs) {
-    if (zero(heldNs) && zero(ncclNs)) {
+  ReplayProgram held(long[][] heldNs, long[][] ncclNs, double[] legStartNs) {
+    if (zero(heldNs) && zero(ncclNs) && legStartNs == null) {
       return program; // as merged
     }
     ProgramEdit edit = new ProgramEdit(program);
+    if (legs != null && legStartNs != null) {
+      edit.calls(legs.thread()).addAll(legs.calls(legStartNs));
+    }
     for (int k = 0; k < ranks.size(); k++) {
       for (int i = 0; i < mpiAt[k].length; i++) {
         int[] at = mpiAt[k][i];

@@ -34,24 +34,28 @@ public final class RankOnNode {
    *     makes none)
    * @param ncclStartNs per rank, per NCCL launch ({@link NcclLaunches}): when its stream got to it
    *     on the node's timeline (NaN: never)
+   * @param legSeconds per message copy on the node ({@link NodeRanks#legs()}): how long it took from
+   *     its issue to its end, seconds (NaN: not issued; empty: none)
    * @param settled holding the node's MPI calls for other times cannot change its segments: its
    *     ranks share nothing ({@link NodeRanks#sharesNothing()}) and none had GPU work in flight when
    *     it entered an MPI call, so a call held longer only moves the rank's later work by as much
    */
-  record Replayed(List<RankSegments> segments, double[] firstCallNs, double[][] ncclStartNs, boolean settled) {}
+  record Replayed(List<RankSegments> segments, double[] firstCallNs, double[][] ncclStartNs, double[] legSeconds,
+      boolean settled) {}
 
   /**
    * Replays the node's ranks with rank {@code k}'s MPI call {@code i} held until {@code heldNs[k][i]} on
-   * the node's clock, and its NCCL launch {@code j} until {@code ncclNs[k][j]}.
+   * the node's clock, its NCCL launch {@code j} until {@code ncclNs[k][j]}, and the messages' copies
+   * on the node issued at {@code legStartNs} (null: none).
    *
    * @throws ReplayException when the merged program cannot run on the node
    */
   static Replayed replay(NodeRanks ranks, Cluster cluster, Replayer.Options options, long[][] heldNs,
-      long[][] ncclNs) throws ReplayException, NodeFileException {
+      long[][] ncclNs, double[] legStartNs) throws ReplayException, NodeFileException {
     Replayer.Options o = options.withSamples(false).withDeviceMap(Map.of()); // the merge mapped the devices
     ReplayResult r;
     try {
-      r = Replayer.replay(ranks.held(heldNs, ncclNs), cluster.node(), o);
+      r = Replayer.replay(ranks.held(heldNs, ncclNs, legStartNs), cluster.node(), o);
     } catch (ReplayException e) {
       RankTrace first = ranks.ranks().get(0);
       throw new ReplayException(first.file() + ": " + (ranks.ranks().size() == 1 ? "rank " + first.rank()
@@ -116,7 +120,12 @@ public final class RankOnNode {
       out.add(new RankSegments(rank.rank(), before, tail, kernels, copies, hidden, RankSegments.Source.NODE,
           r.notes()));
     }
-    return new Replayed(out, firstCall, ncclStart, settled);
+    double[] legSeconds = new double[ranks.legs() == null ? 0 : ranks.legs().refs().size()];
+    for (int k = 0; k < legSeconds.length; k++) {
+      ReplayResult.OpTimes t = r.ops().get(ranks.legs().op(k));
+      legSeconds[k] = (t.endNs() - t.issueNs()) / 1e9;
+    }
+    return new Replayed(out, firstCall, ncclStart, legSeconds, settled);
   }
 
   /**

@@ -70,9 +70,10 @@ public final class RankSegments {
           + " MPI call holding its thread until the network's replay returned from it while its GPU work goes on;"
           + " the two replays are run in turn until no call's return moves by more than 1 ns (a fixed point, not"
           + " one simulation of both)");
-      out.add("the network's transfers do not use the node's links in the node's replay: a message's staging"
-          + " copies (without GPUDirect RDMA) and the GPU-to-GPU exchanges within a node do not slow the ranks'"
-          + " own copies, nor they the messages (messages share only the node's NIC)");
+      out.add("a message's copies on a node (GPU to GPU within it, staging without GPUDirect RDMA) run in the"
+          + " node's replay beside the ranks' own copies where a rank of the node copies; elsewhere each is"
+          + " priced alone, so two messages on one link at once do not slow each other; between nodes, messages"
+          + " share the NICs, not the switches' links");
       out.add("the ranks of a node start their programs together, and leave their first MPI call together");
     } else {
       out.add("between its MPI calls each rank takes the time its trace measured: its kernels and copies are not"

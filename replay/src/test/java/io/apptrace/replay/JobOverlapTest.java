@@ -192,6 +192,66 @@ class JobOverlapTest {
   }
 
   /**
+   * A message's copy on the node shares the node's links with a rank's own copy:
+   *
+   * <pre>
+   *   rank 0 (node 0, gpu0): MPI_Init | MPI_Send n B of device memory to rank 1 | MPI_Finalize
+   *   rank 1 (node 0, gpu1): MPI_Init | cudaMemcpyAsync n B device to pinned host | sync | MPI_Recv n B into host memory | MPI_Finalize
+   *
+   *   the message is the MPI library's device-to-host copy on gpu0, from 0; rank 1's own copy from
+   *   gpu1, from 0: both cross the switch's one link to the CPU, each at half its bandwidth, and
+   *   both take what one copy of 2n alone takes (f + 2nG, f the copy's fixed part);
+   *   the message arrives 2o + f + 2nG after its send, not 2o + f + nG as priced alone
+   * </pre>
+   * Where no rank of the node copies, the message's copy is priced alone, as before.
+   */
+  @Test
+  void aMessagesCopyOnTheNodeSharesItsLinkWithARanksOwnCopy() throws Exception {
+    long n = 128L << 20;
+    double alone = rankOwnCopy(n, false).ranks().get(1).copies();
+    double twice = rankOwnCopy(2 * n, false).ranks().get(1).copies();
+    JobReplayResult r = rankOwnCopy(n, true);
+    assertThat(r.ranks().get(1).copies()).as("rank 1's copy, sharing the link: as long as 2n alone")
+        .isCloseTo(twice, within(2e-9));
+    assertThat(r.intraNode().messages()).isEqualTo(1);
+    assertThat(r.intraNode().seconds()).as("the message: 2o + f + 2nG").isCloseTo(2 * O + twice, within(2e-9));
+    assertThat(r.coupling().converged()).isTrue();
+
+    Cluster c = sharedPcie(1, 2, "[gpu0, gpu1]");
+    RankFixture s0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).mpi(MpiOp.MPI_SEND, 1, n, 3000, true)
+        .mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
+    RankFixture s1 = new RankFixture(1, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).mpi(MpiOp.MPI_RECV, 0, n, 3000, false)
+        .mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
+    JobReplayResult quiet = JobOverlap.replay(RankFixture.job(s0, s1), RankFixture.programs(s0, s1), c,
+        Replayer.Options.defaults(), JobOverlap.MAX_ITERATIONS);
+    assertThat(quiet.intraNode().seconds()).as("no copy of the ranks': the message's price alone, 2o + f + nG")
+        .isCloseTo(2 * O + alone, within(2e-9));
+  }
+
+  /** Rank 1 copies n B from gpu1 to pinned memory; rank 0 sends it n B from gpu0's memory when {@code send}. */
+  private static JobReplayResult rankOwnCopy(long n, boolean send) throws Exception {
+    Cluster c = sharedPcie(1, 2, "[gpu0, gpu1]");
+    RankFixture r0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000);
+    RankFixture r1 = new RankFixture(1, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).copy(TransferKind.PINNED_D2H, n).sync();
+    if (send) {
+      r0.mpi(MpiOp.MPI_SEND, 1, n, 3000, true);
+      r1.mpi(MpiOp.MPI_RECV, 0, n, 3000, false);
+    }
+    r0.mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
+    r1.mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
+    return JobOverlap.replay(RankFixture.job(r0, r1), RankFixture.programs(r0, r1), c, Replayer.Options.defaults(),
+        JobOverlap.MAX_ITERATIONS);
+  }
+
+  /** A cluster of {@link #SHARED_PCIE} nodes. */
+  private static Cluster sharedPcie(int nodes, int ranksPerNode, String gpus) throws Exception {
+    Cluster base = cluster(nodes, ranksPerNode, gpus);
+    Node node = NodeLoader.parse("shared-pcie.yaml", SHARED_PCIE, "shared-pcie.yaml");
+    return new Cluster(base.name(), base.description(), base.sources(), node, base.nodes(), base.ranksPerNode(),
+        base.gpus(), base.network());
+  }
+
+  /**
    * Two ranks the cluster maps to one GPU share its compute engine:
    *
    * <pre>
@@ -258,9 +318,9 @@ class JobOverlapTest {
     }
     NodeRanks node = NodeRanks.of(RankFixture.job(ranks).ranks(), RankFixture.programs(ranks), c, java.util.Map.of());
     assertThat(node.sharesNothing()).isTrue();
-    RankOnNode.Replayed zero = RankOnNode.replay(node, c, Replayer.Options.defaults(), new long[2][3], new long[2][0]);
+    RankOnNode.Replayed zero = RankOnNode.replay(node, c, Replayer.Options.defaults(), new long[2][3], new long[2][0], null);
     RankOnNode.Replayed held = RankOnNode.replay(node, c, Replayer.Options.defaults(),
-        new long[][] {{0, 97_000, 0}, {40_000, 133_000, 0}}, new long[2][0]); // held until these times on the node's clock
+        new long[][] {{0, 97_000, 0}, {40_000, 133_000, 0}}, new long[2][0], null); // held until these times on the node's clock
     assertThat(zero.settled()).isTrue();
     for (int k = 0; k < 2; k++) {
       assertThat(held.segments().get(k).sameTimes(zero.segments().get(k))).as("rank %d", k).isTrue();

@@ -35,8 +35,13 @@ final class RankFixture {
 
   /** An MPI call of {@code bytes} with {@code peer} (-1: none) that took {@code tracedNs} in the trace. */
   RankFixture mpi(MpiOp op, int peer, long bytes, long tracedNs) {
+    return mpi(op, peer, bytes, tracedNs, false);
+  }
+
+  /** The same, its buffer device memory when {@code device} (CUDA-aware MPI). */
+  RankFixture mpi(MpiOp op, int peer, long bytes, long tracedNs, boolean device) {
     MpiCall call = MpiCall.newBuilder().setOp(op).setRank(rank).setCommSize(size).setPeer(peer).setBytes(bytes)
-        .build();
+        .setDeviceBuffer(device).build();
     calls.add(new MpiEvent(calls.size(), 1, 100, clockNs, tracedNs, 0, call));
     f.api(0, io.apptrace.trace.ApiNames.mpi(op), tracedNs, 0);
     clockNs += tracedNs;
