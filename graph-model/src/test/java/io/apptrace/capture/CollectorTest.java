@@ -1,0 +1,105 @@
+package io.apptrace.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.apptrace.proto.TraceHeader;
+import io.apptrace.trace.TraceWriter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The collector's descriptors: each closed once, by its owner. A descriptor closed a second time
+ * is a number the process may have handed to someone else in between (the kernel gives out the
+ * lowest free one, to any thread): the second close takes that file away from its new owner. In
+ * `apptrace run` under load the JVM's own threads (reading the cgroup's memory files) took the
+ * listening socket's number between the collector's two closes, and the directory stream that
+ * removes the socket's folder got it back: its close then failed with EBADF, which JDK 17 throws
+ * as a bare sun.nio.fs.UnixException (docs/RELIABILITY.md, "The collector's own descriptors").
+ */
+class CollectorTest {
+  @TempDir Path tmp;
+
+  @Test
+  void closingTwiceLeavesTheSocketsOldDescriptorToWhoeverHasItNow() throws Exception {
+    try (TraceWriter w = TraceWriter.create(tmp.resolve("t.apptrace"), TraceHeader.getDefaultInstance())) {
+      Path socket = tmp.resolve("s");
+      Collector c = Collector.start(socket, w);
+      int fd = descriptorOf(socket, LISTENING);
+      c.close();
+
+      // the next files opened take the free numbers, lowest first: one of them gets the socket's
+      List<FileChannel> files = new ArrayList<>();
+      Path holder = null;
+      try {
+        for (int i = 0; i < 512 && holder == null; i++) {
+          Path f = tmp.resolve("file" + i);
+          files.add(FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+              StandardOpenOption.WRITE));
+          if (f.toRealPath().equals(target(fd))) {
+            holder = f.toRealPath();
+          }
+        }
+        assertThat(holder).as("a file opened after the close got descriptor %d", fd).isNotNull();
+
+        c.close();
+
+        assertThat(target(fd)).as("descriptor %d after the second close", fd).isEqualTo(holder);
+        FileChannel held = files.get(files.size() - 1);
+        assertThat(held.write(ByteBuffer.wrap(new byte[] {42}))).isEqualTo(1);
+        assertThat(Files.size(holder)).isEqualTo(1);
+      } finally {
+        for (FileChannel f : files) {
+          try {
+            f.close();
+          } catch (IOException e) {
+            // the one the second close took (the assertions above say so)
+          }
+        }
+      }
+    }
+  }
+
+  /** Socket states in /proc/net/unix. */
+  private static final String LISTENING = "01";
+
+  /**
+   * This process's descriptor of the UNIX socket at {@code path} in {@code state}: the listening
+   * socket, found by inode in /proc/net/unix.
+   */
+  private static int descriptorOf(Path path, String state) throws IOException {
+    String inode = Files.readAllLines(Path.of("/proc/net/unix")).stream()
+        .map(l -> l.trim().split("\\s+"))
+        .filter(f -> f.length == 8 && f[7].equals(path.toString()) && f[5].equals(state)).map(f -> f[6])
+        .findFirst().orElseThrow(() -> new AssertionError("no socket in state " + state + " at " + path));
+    List<Integer> fds = new ArrayList<>();
+    try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path p : s.toList()) {
+        Path t = target(Integer.parseInt(p.getFileName().toString()));
+        if (t != null && t.toString().equals("socket:[" + inode + "]")) {
+          fds.add(Integer.parseInt(p.getFileName().toString()));
+        }
+      }
+    }
+    assertThat(fds).as("descriptors of the socket at %s", path).hasSize(1);
+    return fds.get(0);
+  }
+
+  /** What descriptor {@code fd} of this process is open on, or null when it is not open. */
+  private static Path target(int fd) throws IOException {
+    try {
+      return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd));
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+}
