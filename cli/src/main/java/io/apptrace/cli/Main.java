@@ -116,7 +116,16 @@ public final class Main {
       return u.exitCode();
     }
     err.println(cmd + ": internal error: " + e);
-    e.printStackTrace(err);
+    e.printStackTrace(err); // with its causes and suppressed exceptions, each with its own stack
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getStackTrace().length == 0) {
+        // the JDK's internal exceptions (sun.nio.fs.UnixException) override fillInStackTrace
+        err.println(cmd + ": " + t.getClass().getName() + " carries no stack trace of its own: it is one of the"
+            + " JDK's internal exceptions, which escaped untranslated"
+            + (t == e ? "; nothing above says where it arose" : "; the exception it caused says where"));
+        break;
+      }
+    }
     err.flush();
     return ExitCodes.INTERNAL;
   }

@@ -6,20 +6,17 @@ import io.apptrace.symbols.ElfInfo;
 import io.apptrace.trace.TraceWriter;
 import io.apptrace.trace.Version;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Runs a program under the interposer and writes its trace: {@code apptrace run}.
@@ -48,49 +45,95 @@ public final class Capture {
    */
   public CaptureResult run(Consumer<Program> onStart, Consumer<Progress> progress, long progressIntervalMs)
       throws CaptureException, IOException, InterruptedException {
+    try {
+      return capture(onStart, progress, progressIntervalMs);
+    } catch (CaptureException | IOException | InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      // A checked exception no signature declares: one of the JDK's own, which escaped untranslated
+      // (JDK 17's sun.nio.fs.UnixException). Those carry no stack trace (they override
+      // fillInStackTrace): this one says what the capture was doing, and has one.
+      throw new IOException("apptrace run failed while " + stage + ": " + e, e);
+    }
+  }
+
+  /** What {@link #run} is doing, for a failure that does not say where it arose. */
+  private String stage = "starting";
+
+  private CaptureResult capture(Consumer<Program> onStart, Consumer<Progress> progress, long progressIntervalMs)
+      throws CaptureException, IOException, InterruptedException {
+    stage = "checking the command and the libraries";
     checkLibraries();
     checkCommand();
     List<String> notes = new ArrayList<>();
     staticRuntimeWarning().ifPresent(notes::add);
     boolean existed = Files.exists(options.output(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    stage = "creating the trace " + options.output();
     TraceWriter writer = openTrace();
-    Path dir = Files.createTempDirectory("apptrace-",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     try {
-      Path socket = dir.resolve("s");
-      ExitStatus exit;
-      List<ConnectionEnd> ends;
-      try (Collector collector = Collector.start(socket, writer)) {
-        Program p;
-        try {
-          p = start(socket, notes);
-        } catch (CaptureException e) { // nothing ran: leave no empty trace behind
-          writer.close();
-          if (!existed) {
-            Files.deleteIfExists(options.output());
-          }
-          throw e;
+      Path dir = null;
+      Collector collector = null;
+      Program p;
+      try {
+        stage = "starting the collector";
+        dir = Files.createTempDirectory("apptrace-",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        collector = Collector.start(dir.resolve(SOCKET), writer);
+        stage = "starting the program";
+        p = start(dir.resolve(SOCKET), notes);
+      } catch (Exception e) { // nothing ran: leave no empty trace behind
+        if (collector != null) {
+          collector.close();
         }
+        if (dir != null) {
+          removeSocketFolder(dir);
+        }
+        writer.close();
+        if (!existed) {
+          Files.deleteIfExists(options.output());
+        }
+        throw e;
+      }
+      // From here on the program runs: whatever happens to the collector, what it received stays in
+      // the trace, and the trace ends with how each process ended and what went wrong.
+      ExitStatus exit;
+      boolean waited = false;
+      try {
+        stage = "running the program";
         onStart.accept(p);
         exit = waitFor(p, collector, progress, progressIntervalMs);
+        stage = "waiting for the traced processes";
         if (!collector.awaitIdle(options.waitForChildren())) {
           notes.add(collector.activeConnections() + " traced process(es) were still running "
               + options.waitForChildren().toSeconds() + " s after the program exited; their"
               + " events up to now are in the trace");
         }
-        collector.close();
-        ends = collector.ended();
-        List<String> all = TraceEnd.write(writer, ends, p.pid(), exit, notes, collector.writeFailure());
-        long events = collector.events();
-        writer.close();
-        return new CaptureResult(exit, options.output(), events, Files.size(options.output()), ends, all);
+        waited = true;
       } finally {
-        writer.close();
+        if (!waited) { // the stage stays the one that failed
+          collector.close();
+          removeSocketFolder(dir);
+        }
       }
+      stage = "closing the collector";
+      collector.close();
+      stage = "removing the collector's folder " + dir;
+      removeSocketFolder(dir).ifPresent(notes::add);
+      notes.addAll(collector.problems());
+      List<ConnectionEnd> ends = collector.ended();
+      stage = "writing the end of the trace";
+      List<String> all = TraceEnd.write(writer, ends, p.pid(), exit, notes, collector.writeFailure());
+      long bytes = writer.size();
+      stage = "closing the trace";
+      writer.close();
+      return new CaptureResult(exit, options.output(), collector.events(), bytes, ends, all);
     } finally {
-      deleteTree(dir);
+      writer.close();
     }
   }
+
+  /** The collector's socket, in a folder of its own. */
+  private static final String SOCKET = "s";
 
   /**
    * A command that does not exist or cannot be run is refused before the trace file is opened:
@@ -207,17 +250,21 @@ public final class Capture {
     }
   }
 
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
+  /**
+   * Removes the collector's folder: its socket, then the folder, by name (no directory listing: a
+   * listing is a descriptor more, and one that JDK 17 reports without a stack trace when it fails
+   * to close it). The trace is complete without this: a failure is a note, never the run's failure.
+   *
+   * @return why the folder is left behind, if it is
+   */
+  private static Optional<String> removeSocketFolder(Path dir) {
+    try {
+      Files.deleteIfExists(dir.resolve(SOCKET));
+      Files.deleteIfExists(dir);
+      return Optional.empty();
+    } catch (IOException | RuntimeException e) {
+      return Optional.of("the collector's folder " + dir + " could not be removed (" + e + "); remove it by hand");
     }
   }
+
 }

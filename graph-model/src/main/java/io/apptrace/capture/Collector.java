@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,7 +49,9 @@ public final class Collector implements Closeable {
   /** True while the acceptor takes a connection off the queue and until it counts it as active. */
   private volatile boolean accepting;
   private volatile boolean stopping;
-  private volatile IOException failure;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  /** Why the acceptor stopped before {@link #close()}, if it did. */
+  private volatile String acceptFailure;
   private volatile WriteFailure writeFailure;
 
   private Collector(SeqpacketServer server, TraceWriter writer) {
@@ -89,7 +92,7 @@ public final class Collector implements Closeable {
    *
    * @return whether all connections closed
    */
-  public boolean awaitIdle(Duration timeout) throws IOException, InterruptedException {
+  public boolean awaitIdle(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!idle() && System.nanoTime() < deadline) {
       Thread.sleep(20);
@@ -100,9 +103,16 @@ public final class Collector implements Closeable {
   /**
    * No connection queued, being accepted or open. Read in this order: a connection leaves the
    * queue only while {@code accepting} is set, which is cleared only after {@code active} counts it.
+   * A listening socket that cannot be polled has nothing more to give (the acceptor stops on it).
    */
-  private boolean idle() throws IOException {
-    return !server.incoming(0) && !accepting && active.get() == 0;
+  private boolean idle() {
+    boolean queued;
+    try {
+      queued = server.incoming(0);
+    } catch (IOException e) {
+      queued = false;
+    }
+    return !queued && !accepting && active.get() == 0;
   }
 
   /** How each connection ended, in the order they ended; complete after {@link #close()}. */
@@ -113,13 +123,17 @@ public final class Collector implements Closeable {
   /**
    * Stops accepting (connections already queued are still accepted and read: their processes may
    * have exited before the acceptor ran), closes connections still open (what they sent is kept),
-   * and waits for the reader threads.
+   * and waits for the reader threads. A second call does nothing.
    *
-   * @throws IOException if receiving failed (a failed write of the trace is not thrown: see
-   *     {@link #writeFailure()})
+   * <p>Nothing that went wrong while receiving is thrown: what was received is in the trace
+   * whatever happened after, and the trace's end says what failed ({@link ConnectionEnd#problem()}
+   * of a connection whose receiving failed, {@link #problems()}, {@link #writeFailure()}).
    */
   @Override
-  public void close() throws IOException {
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     stopping = true;
     try {
       acceptor.join();
@@ -135,9 +149,13 @@ public final class Collector implements Closeable {
     } finally {
       server.close();
     }
-    if (failure != null) {
-      throw failure;
-    }
+  }
+
+  /** What went wrong in the collector itself, for the trace's notes (a failed accept). */
+  public List<String> problems() {
+    String a = acceptFailure;
+    return a == null ? List.of() : List.of("the collector stopped accepting connections (" + a + "): processes"
+        + " started after that are not in the trace; the program ran on");
   }
 
   private void acceptLoop() {
@@ -170,7 +188,7 @@ public final class Collector implements Closeable {
         }
       }
     } catch (IOException e) {
-      failure = e;
+      acceptFailure = e.getMessage();
     }
   }
 
@@ -208,7 +226,9 @@ public final class Collector implements Closeable {
         in.lost += in.recovered.lost();
       }
     } catch (IOException e) {
-      failure = e;
+      // what came before is in the trace; the process, which may still be sending, is not told
+      in.problem = (in.problem == null ? "" : in.problem + "; ") + "receiving its events failed (" + e.getMessage()
+          + "): those it sent after that are not in the trace";
     } finally {
       synchronized (this) {
         ended.add(new ConnectionEnd(pid, in.received, in.recovered.events(), in.lost,

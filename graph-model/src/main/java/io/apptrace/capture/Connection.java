@@ -20,7 +20,8 @@ final class Connection implements Closeable {
   // struct cmsghdr: len (8 bytes), level, type; data at 16; headers 8-byte aligned
   private static final int CMSG_DATA = 16;
 
-  private final int fd;
+  /** The connection; -1 once closed (a descriptor is closed once only: SeqpacketServer#close). */
+  private int fd;
   private final Memory packet;
   private final Memory msg = new Memory(CONTROL + CONTROL_BYTES);
   private int regionFd = -1;
@@ -92,9 +93,14 @@ final class Connection implements Closeable {
     }
   }
 
+  /** Closes the connection and the region's descriptor; a second call does nothing. */
   @Override
   public void close() {
+    if (fd < 0) {
+      return;
+    }
     LibC.INSTANCE.close(fd);
+    fd = -1;
     if (regionFd >= 0) {
       LibC.INSTANCE.close(regionFd);
       regionFd = -1;

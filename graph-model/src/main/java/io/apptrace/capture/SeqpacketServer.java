@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A listening AF_UNIX SOCK_SEQPACKET socket, and its accepted connections. Java's own UNIX
@@ -19,10 +20,14 @@ final class SeqpacketServer implements Closeable {
   static final int BACKLOG = 128;
 
   private static final int SUN_PATH_MAX = 108;
-  private final int fd;
+  /**
+   * The listening socket; -1 once closed. A descriptor is closed once only: closed again, its
+   * number may by then be another thread's file (see {@link #close()}).
+   */
+  private final AtomicInteger fd;
 
   private SeqpacketServer(int fd) {
-    this.fd = fd;
+    this.fd = new AtomicInteger(fd);
   }
 
   /** Binds and listens at {@code path} (which must not exist). */
@@ -62,13 +67,18 @@ final class SeqpacketServer implements Closeable {
    * connect() succeeds once the connection is queued, before it is accepted.
    */
   boolean incoming(int timeoutMs) throws IOException {
-    return readable(fd, timeoutMs);
+    int listening = fd.get();
+    return listening >= 0 && readable(listening, timeoutMs);
   }
 
   /** Accepts a connection that {@link #incoming} reported; -1 when interrupted. */
   int acceptNow() throws IOException {
+    int listening = fd.get();
+    if (listening < 0) {
+      return -1;
+    }
     try {
-      return LibC.INSTANCE.accept4(fd, null, null, LibC.SOCK_CLOEXEC);
+      return LibC.INSTANCE.accept4(listening, null, null, LibC.SOCK_CLOEXEC);
     } catch (LastErrorException e) {
       if (e.getErrorCode() == LibC.EINTR || e.getErrorCode() == LibC.EAGAIN) {
         return -1;
@@ -136,8 +146,18 @@ final class SeqpacketServer implements Closeable {
     LibC.INSTANCE.close(fd);
   }
 
+  /**
+   * Closes the listening socket; a second call does nothing. Closing the number again would close
+   * whatever file the process opened since under the freed number: in {@code apptrace run} the
+   * JVM's own threads open files all the time (JDK 17 reads the cgroup's memory files from its
+   * compiler threads), and the directory stream that removed the socket's folder lost its
+   * descriptor that way (docs/RELIABILITY.md, "The collector's own descriptors").
+   */
   @Override
   public void close() {
-    LibC.INSTANCE.close(fd);
+    int listening = fd.getAndSet(-1);
+    if (listening >= 0) {
+      LibC.INSTANCE.close(listening);
+    }
   }
 }

@@ -3,7 +3,6 @@ package io.apptrace.capture;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import com.sun.jna.ptr.IntByReference;
-import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -126,8 +125,13 @@ final class Spawn {
       for (Path p : d) {
         fds.add(Integer.parseInt(p.getFileName().toString()));
       }
-    } catch (IOException | NumberFormatException e) {
-      return; // no /proc: the descriptors stay as the JVM opened them
+    } catch (Exception e) {
+      // No /proc: the descriptors stay as the JVM opened them; a listing that failed part way is
+      // used as far as it got. (Exception, not IOException: JDK 17 throws a failed close of the
+      // listing as a bare sun.nio.fs.UnixException, which no signature declares.)
+      if (fds.isEmpty()) {
+        return;
+      }
     }
     for (int fd : fds) {
       if (fd > 2 && fd < above && !keep.contains(fd)) {

@@ -168,6 +168,11 @@ public final class TraceWriter implements Closeable {
     return bytes;
   }
 
+  /** The file's size: the header and every complete batch (known here, without asking the file system). */
+  public synchronized long size() {
+    return end;
+  }
+
   /** Batches written. */
   public synchronized long batchesWritten() {
     return batches;

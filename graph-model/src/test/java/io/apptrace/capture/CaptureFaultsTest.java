@@ -207,4 +207,34 @@ class CaptureFaultsTest {
       assertThat(output.lines().filter(l -> l.contains("lost the connection to the collector"))).hasSize(1);
     }
   }
+
+  /**
+   * A checked exception no signature declares (JDK 17's sun.nio.fs.UnixException escaping
+   * untranslated, with no stack trace of its own) says what the capture was doing, with a stack
+   * trace: "internal error: sun.nio.fs.UnixException: Bad file descriptor" alone told nobody where.
+   */
+  @Test
+  void anUndeclaredExceptionWithoutAStackTraceSaysWhatTheCaptureWasDoing() throws Exception {
+    Path trace = tmp.resolve("t.apptrace");
+    CaptureOptions o = new CaptureOptions(List.of(TestPaths.cudaTest("nocuda").toString()), trace, true, 4096,
+        java.time.Duration.ofSeconds(10), new NativeLibraries(TestPaths.nativeDir()),
+        ProcessBuilder.Redirect.to(tmp.resolve("out.txt").toFile()),
+        ProcessBuilder.Redirect.to(tmp.resolve("err.txt").toFile()));
+    Exception frameless = new Exception("Bad file descriptor") {
+      @Override
+      public synchronized Throwable fillInStackTrace() {
+        return this;
+      }
+    };
+    assertThatThrownBy(() -> new Capture(o).run(p -> sneakyThrow(frameless), p -> { }, 100))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessage("apptrace run failed while running the program: " + frameless)
+        .hasCause(frameless)
+        .satisfies(e -> assertThat(e.getStackTrace()).isNotEmpty());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+    throw (E) e;
+  }
 }
