@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.apptrace.node.Cluster;
-import io.apptrace.node.ClusterLoader;
-import io.apptrace.node.Node;
 import io.apptrace.proto.MpiOp;
 import io.apptrace.proto.NcclOp;
 import java.util.List;
@@ -25,24 +23,7 @@ class JobNcclTest {
   private static final double ALPHA = L + 2 * O;
   private static final long N = 1 << 20;
 
-  private static Cluster cluster(int nodes, int ranksPerNode, String gpus) throws Exception {
-    return ClusterLoader.parse("test.yaml", """
-        name: test
-        node: dgx-a100
-        nodes: %d
-        ranks_per_node: %d
-        gpus: %s
-        network:
-          nic: {bandwidth: "10 GB/s", latency: "2 us"}
-          loggp: {o: "0.5 us", g: "0 us"}
-          topology: {class: fat-tree, oversubscription: 1, nodes_per_switch: 2}
-        """.formatted(nodes, ranksPerNode, gpus));
-  }
 
-  private static double kernel(Cluster c, double bytes) {
-    Node.Gpu g = c.node().gpus().get(0);
-    return bytes / g.memoryBandwidth() + g.launchOverheadSeconds();
-  }
 
   private static JobReplayResult replay(Cluster c, RankFixture... ranks) throws Exception {
     return JobOverlap.replay(RankFixture.job(ranks), RankFixture.programs(ranks), c, Replayer.Options.defaults(),
@@ -67,8 +48,8 @@ class JobNcclTest {
    */
   @Test
   void anAllReduceStartsWhenItsLastMembersStreamGetsToItAndTakesTheRingsTime() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
-    double k = kernel(c, 256.0 * 1024 * 1024);
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
+    double k = RankFixture.kernel(c, 256.0 * 1024 * 1024);
     RankFixture r0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).kernel(256.0 * 1024 * 1024)
         .nccl(NcclOp.NCCL_ALL_REDUCE, -1, N, 1000).sync().mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
     RankFixture r1 = new RankFixture(1, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).nccl(NcclOp.NCCL_ALL_REDUCE, -1, N, 1000)
@@ -104,7 +85,7 @@ class JobNcclTest {
    */
   @Test
   void aGroupsSendsAndReceivesAreOneLaunchThatEndsWithItsLastMessage() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
     RankFixture[] ranks = new RankFixture[2];
     for (int i = 0; i < 2; i++) {
       ranks[i] = new RankFixture(i, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).nccl(NcclOp.NCCL_GROUP_START, -1, 0, 1000)
@@ -127,7 +108,7 @@ class JobNcclTest {
    */
   @Test
   void theCheaperOfTreeAndRingOverTheMembersPlacement() throws Exception {
-    Cluster c = cluster(2, 2, "[gpu0, gpu1]");
+    Cluster c = RankFixture.cluster(2, 2, "[gpu0, gpu1]");
     for (long n : new long[] {8, 8L << 20}) {
       RankFixture[] ranks = new RankFixture[4];
       for (int i = 0; i < 4; i++) {
@@ -145,7 +126,7 @@ class JobNcclTest {
 
   @Test
   void aTraceReplayedAloneOrRanksAsTracedSayTheirNcclCallsAreNotPriced() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
     RankFixture r0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).nccl(NcclOp.NCCL_ALL_REDUCE, -1, N, 4000)
         .sync().mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
     RankFixture r1 = new RankFixture(1, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).nccl(NcclOp.NCCL_ALL_REDUCE, -1, N, 4000)

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.apptrace.node.Cluster;
-import io.apptrace.node.ClusterLoader;
 import io.apptrace.node.Node;
 import io.apptrace.node.NodeLoader;
 import io.apptrace.node.TransferKind;
@@ -26,25 +25,7 @@ class JobOverlapTest {
   /** ... and its sender is busy o + kG. */
   private static final double SEND = O + K_BYTES * G;
 
-  private static Cluster cluster(int nodes, int ranksPerNode, String gpus) throws Exception {
-    return ClusterLoader.parse("test.yaml", """
-        name: test
-        node: dgx-a100
-        nodes: %d
-        ranks_per_node: %d
-        gpus: %s
-        network:
-          nic: {bandwidth: "10 GB/s", latency: "2 us"}
-          loggp: {o: "0.5 us", g: "0 us"}
-          topology: {class: fat-tree, oversubscription: 1, nodes_per_switch: 2}
-        """.formatted(nodes, ranksPerNode, gpus));
-  }
 
-  /** A kernel's lower bound on the node's GPU 0: its bytes over the memory bandwidth, plus the launch overhead. */
-  private static double kernel(Cluster c, double bytes) {
-    Node.Gpu g = c.node().gpus().get(0);
-    return bytes / g.memoryBandwidth() + g.launchOverheadSeconds();
-  }
 
   /**
    * Communication hidden behind a kernel in flight:
@@ -76,8 +57,8 @@ class JobOverlapTest {
 
   @Test
   void anMpiCallsWaitOverlapsTheKernelItsRankLaunchedBefore() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
-    double k = kernel(c, 1024.0 * 1024 * 1024);
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
+    double k = RankFixture.kernel(c, 1024.0 * 1024 * 1024);
     assertThat(k).as("the kernel is longer than the exchange").isGreaterThan(2 * ARRIVAL);
     JobReplayResult r = sendRecvWhileAKernelRuns(c, 1024.0 * 1024 * 1024, JobOverlap.MAX_ITERATIONS);
     assertThat(r.ranks().get(0).pointToPoint()).as("send, then the receive waits for rank 1's reply")
@@ -102,8 +83,8 @@ class JobOverlapTest {
 
   @Test
   void aKernelShorterThanTheExchangeEndsInsideItAndTheRankEndsWithTheReceive() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
-    double k = kernel(c, 16.0 * 1024 * 1024);
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
+    double k = RankFixture.kernel(c, 16.0 * 1024 * 1024);
     assertThat(k).isLessThan(2 * ARRIVAL);
     JobReplayResult r = sendRecvWhileAKernelRuns(c, 16.0 * 1024 * 1024, JobOverlap.MAX_ITERATIONS);
     assertThat(r.ranks().get(0).end()).as("max(K, 2A) = 2A").isCloseTo(2 * ARRIVAL, within(2e-9));
@@ -114,7 +95,7 @@ class JobOverlapTest {
   /** A rank that synchronizes before its MPI calls has nothing in flight: its segments never change. */
   @Test
   void aSegmentNeverCountsTheCallsTimeTwice() throws Exception {
-    Cluster c = cluster(2, 1, "[gpu0]");
+    Cluster c = RankFixture.cluster(2, 1, "[gpu0]");
     RankFixture r0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).host(50_000)
         .mpi(MpiOp.MPI_SEND, 1, K_BYTES, 3000).host(70_000).mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
     RankFixture r1 = new RankFixture(1, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).mpi(MpiOp.MPI_RECV, 0, K_BYTES, 3000)
@@ -154,10 +135,7 @@ class JobOverlapTest {
       """;
 
   private static JobReplayResult copies(int ranksPerNode, String gpus, long bytes) throws Exception {
-    Cluster base = cluster(2, ranksPerNode, gpus);
-    Node node = NodeLoader.parse("shared-pcie.yaml", SHARED_PCIE, "shared-pcie.yaml");
-    Cluster c = new Cluster(base.name(), base.description(), base.sources(), node, base.nodes(), base.ranksPerNode(),
-        base.gpus(), base.network());
+    Cluster c = sharedPcie(2, ranksPerNode, gpus);
     RankFixture[] ranks = new RankFixture[2];
     for (int i = 0; i < 2; i++) {
       ranks[i] = new RankFixture(i, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).copy(TransferKind.PINNED_H2D, bytes).sync()
@@ -245,7 +223,7 @@ class JobOverlapTest {
 
   /** A cluster of {@link #SHARED_PCIE} nodes. */
   private static Cluster sharedPcie(int nodes, int ranksPerNode, String gpus) throws Exception {
-    Cluster base = cluster(nodes, ranksPerNode, gpus);
+    Cluster base = RankFixture.cluster(nodes, ranksPerNode, gpus);
     Node node = NodeLoader.parse("shared-pcie.yaml", SHARED_PCIE, "shared-pcie.yaml");
     return new Cluster(base.name(), base.description(), base.sources(), node, base.nodes(), base.ranksPerNode(),
         base.gpus(), base.network());
@@ -263,7 +241,7 @@ class JobOverlapTest {
   void twoRanksOnOneGpuShareItsComputeEngine() throws Exception {
     double bytes = 512.0 * 1024 * 1024;
     for (String gpus : List.of("[gpu0, gpu1]", "[gpu0]")) {
-      Cluster c = cluster(1, 2, gpus);
+      Cluster c = RankFixture.cluster(1, 2, gpus);
       RankFixture[] ranks = new RankFixture[2];
       for (int i = 0; i < 2; i++) {
         ranks[i] = new RankFixture(i, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).kernel(bytes).sync()
@@ -271,7 +249,7 @@ class JobOverlapTest {
       }
       JobReplayResult r = JobOverlap.replay(RankFixture.job(ranks), RankFixture.programs(ranks), c,
           Replayer.Options.defaults(), JobOverlap.MAX_ITERATIONS);
-      double k = kernel(c, bytes);
+      double k = RankFixture.kernel(c, bytes);
       assertThat(r.makespan()).as(gpus).isCloseTo(gpus.equals("[gpu0]") ? 2 * k : k, within(2e-9));
     }
   }
@@ -283,7 +261,7 @@ class JobOverlapTest {
    */
   @Test
   void theRanksOfANodeLeaveMpiInitTogether() throws Exception {
-    Cluster c = cluster(1, 2, "[gpu0, gpu1]");
+    Cluster c = RankFixture.cluster(1, 2, "[gpu0, gpu1]");
     double bytes = 512.0 * 1024 * 1024;
     RankFixture r0 = new RankFixture(0, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).kernel(bytes).sync()
         .mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
@@ -291,7 +269,7 @@ class JobOverlapTest {
         .mpi(MpiOp.MPI_FINALIZE, -1, 0, 1000);
     JobReplayResult r = JobOverlap.replay(RankFixture.job(r0, r1), RankFixture.programs(r0, r1), c,
         Replayer.Options.defaults(), JobOverlap.MAX_ITERATIONS);
-    double k = kernel(c, bytes);
+    double k = RankFixture.kernel(c, bytes);
     assertThat(r.ranks().get(0).end()).isCloseTo(k, within(2e-9));
     assertThat(r.ranks().get(1).end()).isCloseTo(k, within(2e-9));
     assertThat(r.coupling().converged()).isTrue();
@@ -309,7 +287,7 @@ class JobOverlapTest {
    */
   @Test
   void aNodeWithNothingSharedAndNothingInFlightAtItsMpiCallsIsSettled() throws Exception {
-    Cluster c = cluster(1, 2, "[gpu0, gpu1]");
+    Cluster c = RankFixture.cluster(1, 2, "[gpu0, gpu1]");
     RankFixture[] ranks = new RankFixture[2];
     for (int i = 0; i < 2; i++) {
       ranks[i] = new RankFixture(i, 2).mpi(MpiOp.MPI_INIT, -1, 0, 1000).kernel(64e6).sync().host(30_000)

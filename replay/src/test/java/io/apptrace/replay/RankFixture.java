@@ -93,6 +93,30 @@ final class RankFixture {
     return new RankTrace(Path.of("trace." + rank + ".apptrace"), rank, size, "h" + rank, 0, calls, nccl);
   }
 
+  /**
+   * A cluster of DGX A100 nodes for the drawn jobs: NICs of 10 GB/s and 2 us, o = 0.5 us, g = 0, a
+   * non-blocking fat tree.
+   */
+  static io.apptrace.node.Cluster cluster(int nodes, int ranksPerNode, String gpus) throws Exception {
+    return io.apptrace.node.ClusterLoader.parse("test.yaml", """
+        name: test
+        node: dgx-a100
+        nodes: %d
+        ranks_per_node: %d
+        gpus: %s
+        network:
+          nic: {bandwidth: "10 GB/s", latency: "2 us"}
+          loggp: {o: "0.5 us", g: "0 us"}
+          topology: {class: fat-tree, oversubscription: 1, nodes_per_switch: 2}
+        """.formatted(nodes, ranksPerNode, gpus));
+  }
+
+  /** A kernel's lower bound on the node's GPU 0: its bytes over the memory bandwidth, plus the launch overhead. */
+  static double kernel(io.apptrace.node.Cluster c, double bytes) {
+    io.apptrace.node.Node.Gpu g = c.node().gpus().get(0);
+    return bytes / g.memoryBandwidth() + g.launchOverheadSeconds();
+  }
+
   static Job job(RankFixture... ranks) {
     return new Job(Arrays.stream(ranks).map(RankFixture::trace).toList(), ranks.length);
   }
