@@ -82,6 +82,11 @@ public final class ApiNames {
 
   private static final String NCCL_PREFIX = "NCCL_";
 
+  /** Whether a function name is an NCCL call's ({@link #nccl}). */
+  public static boolean isNccl(String function) {
+    return function.startsWith("nccl");
+  }
+
   /** The Api value of a function name, or API_OTHER when the runtime has no such function. */
   public static Api forName(String function) {
     String enumName = function.startsWith("__") ? "rt" + function : function;
