@@ -403,6 +403,8 @@
 #define PB_NcclCall_stream 7
 #define PB_NcclCall_comm_id 8
 #define PB_NcclCall_total_bytes 9
+#define PB_NcclCall_send_buffer 10
+#define PB_NcclCall_recv_buffer 11
 #define PB_NcclOp_NCCL_OP_UNSPECIFIED 0
 #define PB_NcclOp_NCCL_ALL_REDUCE 1
 #define PB_NcclOp_NCCL_BROADCAST 2

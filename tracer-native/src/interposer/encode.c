@@ -556,6 +556,8 @@ void enc_nccl_body(pbw *out, const enc_nccl *m) {
     U(w, NcclCall, stream, m->stream);
     F(w, NcclCall, comm_id, m->comm_id);
     U(w, NcclCall, total_bytes, m->total_bytes);
+    F(w, NcclCall, send_buffer, m->send_buffer);
+    F(w, NcclCall, recv_buffer, m->recv_buffer);
     pbw_end(w, b);
     DONE(out);
 }

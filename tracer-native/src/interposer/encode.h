@@ -261,6 +261,7 @@ typedef struct {
     int32_t rank, peer;
     uint32_t comm_size;
     uint64_t bytes, stream, comm_id, total_bytes;
+    uint64_t send_buffer, recv_buffer; /* addresses; 0: none */
 } enc_nccl;
 
 /* The fields every Event starts with. */

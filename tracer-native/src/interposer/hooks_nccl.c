@@ -110,9 +110,11 @@ static void ask_comm(nccl_comm comm, enc_nccl *m) {
 }
 
 /* Records a call on `comm` that returned r, and leaves the hook. ncclReduceScatter comes with
- * the receive buffer's bytes in m->bytes. */
+ * the receive buffer's bytes in m->bytes; the buffers' addresses are kept only when it succeeded
+ * (as the MPI hooks keep theirs). */
 static nccl_result on_comm(at_call *c, nccl_result r, enc_nccl *m, nccl_comm comm) {
     m->comm = (uint64_t)(uintptr_t)comm;
+    if (r != 0) m->send_buffer = m->recv_buffer = 0;
     m->comm_id = comm_id(comm);
     m->rank = -1;
     if (r == 0 && comm != NULL) ask_comm(comm, m);
@@ -194,7 +196,8 @@ NCCL_HOOK(ncclAllReduce, (const void *send, void *recv, size_t count, int type, 
     at_call c;
     if (!AT_ENTER(&c, 0)) return real(send, recv, count, type, op, comm, stream);
     nccl_result r = real(send, recv, count, type, op, comm, stream);
-    enc_nccl m = {.op = PB_NcclOp_NCCL_ALL_REDUCE, .bytes = count * type_size(type), .stream = at_stream(stream)};
+    enc_nccl m = {.op = PB_NcclOp_NCCL_ALL_REDUCE, .bytes = count * type_size(type), .stream = at_stream(stream),
+                  .send_buffer = (uintptr_t)send, .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -206,7 +209,7 @@ NCCL_HOOK(ncclBroadcast, (const void *send, void *recv, size_t count, int type, 
     if (!AT_ENTER(&c, 0)) return real(send, recv, count, type, root, comm, stream);
     nccl_result r = real(send, recv, count, type, root, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_BROADCAST, .peer = root, .bytes = count * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .send_buffer = (uintptr_t)send, .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -218,7 +221,7 @@ NCCL_HOOK(ncclReduce, (const void *send, void *recv, size_t count, int type, int
     if (!AT_ENTER(&c, 0)) return real(send, recv, count, type, op, root, comm, stream);
     nccl_result r = real(send, recv, count, type, op, root, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_REDUCE, .peer = root, .bytes = count * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .send_buffer = (uintptr_t)send, .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -230,7 +233,7 @@ NCCL_HOOK(ncclAllGather, (const void *send, void *recv, size_t sendcount, int ty
     if (!AT_ENTER(&c, 0)) return real(send, recv, sendcount, type, comm, stream);
     nccl_result r = real(send, recv, sendcount, type, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_ALL_GATHER, .bytes = sendcount * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .send_buffer = (uintptr_t)send, .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -242,7 +245,7 @@ NCCL_HOOK(ncclReduceScatter, (const void *send, void *recv, size_t recvcount, in
     if (!AT_ENTER(&c, 0)) return real(send, recv, recvcount, type, op, comm, stream);
     nccl_result r = real(send, recv, recvcount, type, op, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_REDUCE_SCATTER, .bytes = recvcount * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .send_buffer = (uintptr_t)send, .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -255,7 +258,7 @@ NCCL_HOOK(ncclSend, (const void *send, size_t count, int type, int peer, nccl_co
     if (!AT_ENTER(&c, 0)) return real((void *)send, count, type, peer, comm, stream);
     nccl_result r = real((void *)send, count, type, peer, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_SEND, .peer = peer, .bytes = count * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .send_buffer = (uintptr_t)send};
     return on_comm(&c, r, &m, comm);
 }
 
@@ -265,7 +268,7 @@ NCCL_HOOK(ncclRecv, (void *recv, size_t count, int type, int peer, nccl_comm com
     if (!AT_ENTER(&c, 0)) return real(recv, count, type, peer, comm, stream);
     nccl_result r = real(recv, count, type, peer, comm, stream);
     enc_nccl m = {.op = PB_NcclOp_NCCL_RECV, .peer = peer, .bytes = count * type_size(type),
-                  .stream = at_stream(stream)};
+                  .stream = at_stream(stream), .recv_buffer = (uintptr_t)recv};
     return on_comm(&c, r, &m, comm);
 }
 

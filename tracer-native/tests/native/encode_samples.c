@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
 
     enc_nccl nccl = {.op = U(NcclCall, op), .comm = U(NcclCall, comm), .rank = I(NcclCall, rank),
         .comm_size = U(NcclCall, comm_size), .peer = I(NcclCall, peer), .bytes = U(NcclCall, bytes),
-        .stream = U(NcclCall, stream), .comm_id = U(NcclCall, comm_id), .total_bytes = U(NcclCall, total_bytes)};
+        .stream = U(NcclCall, stream), .comm_id = U(NcclCall, comm_id), .total_bytes = U(NcclCall, total_bytes),
+        .send_buffer = U(NcclCall, send_buffer), .recv_buffer = U(NcclCall, recv_buffer)};
     EVENT(enc_nccl_body(&w, &nccl));
 
     if (w.overflow) {

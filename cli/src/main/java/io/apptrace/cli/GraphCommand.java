@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
             + " versions) joined by the copies, memsets and kernels that read and write them. Writes"
             + " it as GraphML, DOT or JSON, and prints a summary (the default when no output is asked"
             + " for). Given the traces of an MPI job's ranks (several files, or a folder), builds the"
-            + " job's graph: every rank's, joined by the job's messages and collectives (docs/JOBS.md).")
+            + " job's graph: every rank's, joined by the job's MPI and NCCL messages and collectives (docs/JOBS.md).")
 final class GraphCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

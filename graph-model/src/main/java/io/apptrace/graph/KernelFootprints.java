@@ -69,11 +69,11 @@ final class KernelFootprints {
 
   /**
    * Whether the range operation {@code op} wrote can be a kernel's chunk: a copy's or a memset's,
-   * not another kernel's (its footprint was itself inferred) nor an MPI receive's (in a job's
-   * graph, docs/JOBS.md: a message lands where the program's exchange puts it, a halo at the start
-   * of a buffer the kernel reads whole, not what a stream copied in for one kernel).
+   * not another kernel's (its footprint was itself inferred) nor an MPI or NCCL receive's (in a
+   * job's graph, docs/JOBS.md: a message lands where the program's exchange puts it, a halo at the
+   * start of a buffer the kernel reads whole, not what a stream copied in for one kernel).
    */
   private boolean chunkEvidence(int op) {
-    return ops.kind(op) != OpKind.KERNEL && !ops.isMpiBufferAccess(op);
+    return ops.kind(op) != OpKind.KERNEL && !ops.isCommBufferAccess(op);
   }
 }

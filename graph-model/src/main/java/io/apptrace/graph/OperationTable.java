@@ -243,13 +243,16 @@ public final class OperationTable {
   }
 
   /**
-   * Whether the operation is an MPI call's access to one of its buffers: a copy named after the MPI
-   * function, which no runtime call is. A job's graph writes them into its ranks' traces
-   * (io.apptrace.jobgraph, docs/JOBS.md); a trace as captured has none.
+   * Whether the operation is an MPI or NCCL call's access to one of its buffers: a copy named after
+   * the MPI or NCCL function, which no runtime call is. A job's graph writes them into its ranks'
+   * traces (io.apptrace.jobgraph, docs/JOBS.md); a trace as captured has none.
    */
-  public boolean isMpiBufferAccess(int op) {
-    return kind(op) == OpKind.COPY && api(op) == io.apptrace.proto.Api.API_OTHER_VALUE
-        && io.apptrace.trace.ApiNames.isMpi(name(op));
+  public boolean isCommBufferAccess(int op) {
+    if (kind(op) != OpKind.COPY || api(op) != io.apptrace.proto.Api.API_OTHER_VALUE) {
+      return false;
+    }
+    String n = name(op);
+    return io.apptrace.trace.ApiNames.isMpi(n) || io.apptrace.trace.ApiNames.isNccl(n);
   }
 
   /** The runtime function (copies, memsets) or the kernel's display name. */

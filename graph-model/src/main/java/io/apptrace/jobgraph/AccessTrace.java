@@ -1,6 +1,7 @@
 package io.apptrace.jobgraph;
 
 import io.apptrace.job.MpiEvent;
+import io.apptrace.job.NcclEvent;
 import io.apptrace.job.RankTrace;
 import io.apptrace.proto.Api;
 import io.apptrace.proto.Batch;
@@ -27,14 +28,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A rank's trace with its MPI calls' buffer accesses written in, for the graph builder to place
- * as it places every other access: right after each call, a copy from its send buffer (nothing
- * written) or to its receive buffer (nothing read), named after the MPI function, synchronous, on
- * a stream of its own that nothing else uses and that does not wait for the legacy default
- * stream. The builder then finds the allocation live at that moment (or makes an implicit host
- * region of the buffer, as for a stack array a copy touches), reads the versions last written
- * there, makes the received bytes a new version that later operations of the rank read, and
- * orders the access after the work its thread knew finished: a send of a buffer a kernel may
+ * A rank's trace with its MPI and NCCL calls' buffer accesses written in, for the graph builder to
+ * place as it places every other access: right after each call, a copy from its send buffer
+ * (nothing written) or to its receive buffer (nothing read), named after the MPI or NCCL function.
+ * An MPI call's copy is synchronous, on a stream of its own that nothing else uses and that does
+ * not wait for the legacy default stream: MPI touches the buffer on the host, during the call. An
+ * NCCL call's copy is asynchronous, on the stream the call named: NCCL's work runs in that
+ * stream's order, after the work queued there before and before the work queued after. The builder
+ * then finds the allocation live at that moment (or makes an implicit region of the buffer, as for
+ * a stack array a copy touches), reads the versions last written there, makes the received bytes
+ * a new version that later operations of the rank (of the stream, for NCCL) read, and orders the
+ * access after the work its thread (its stream) knew finished: a send of a buffer a kernel may
  * still be writing is a race.
  *
  * <p>Every record of the trace is written again in its batch, in its order; reads before writes
@@ -60,16 +64,25 @@ final class AccessTrace {
   /** Writes {@code rank}'s trace to {@code out} with {@code accesses} (of its calls) after their calls. */
   static Result write(RankTrace rank, List<BufferAccess> accesses, Path out) throws IOException, TraceException {
     Map<Integer, List<BufferAccess>> byCall = new HashMap<>();
+    Map<Integer, List<BufferAccess>> byNcclCall = new HashMap<>();
     for (BufferAccess a : accesses) {
-      byCall.computeIfAbsent(a.call(), k -> new ArrayList<>()).add(a);
+      (a.nccl() ? byNcclCall : byCall).computeIfAbsent(a.call(), k -> new ArrayList<>()).add(a);
     }
-    byCall.values().forEach(l -> l.sort(Comparator.comparing(BufferAccess::write)
-        .thenComparingInt(BufferAccess::operation)));
-    // the calls by what identifies their records; ties in file order, as RankTrace numbers them
-    Map<CallKey, ArrayDeque<MpiEvent>> calls = new HashMap<>();
+    Comparator<BufferAccess> readsFirst = Comparator.comparing(BufferAccess::write)
+        .thenComparingInt(BufferAccess::operation);
+    byCall.values().forEach(l -> l.sort(readsFirst));
+    byNcclCall.values().forEach(l -> l.sort(readsFirst));
+    // the calls by what identifies their records (their index); ties in file order, as RankTrace numbers them
+    Map<CallKey, ArrayDeque<Integer>> calls = new HashMap<>();
     for (MpiEvent e : rank.calls()) {
       calls.computeIfAbsent(new CallKey(e.pid(), e.tid(), e.entryNs(), e.durationNs(), e.call().getOpValue()),
-          k -> new ArrayDeque<>()).add(e);
+          k -> new ArrayDeque<>()).add(e.index());
+    }
+    Map<CallKey, ArrayDeque<Integer>> ncclCalls = new HashMap<>();
+    for (int i = 0; i < rank.ncclCalls().size(); i++) {
+      NcclEvent e = rank.ncclCalls().get(i);
+      ncclCalls.computeIfAbsent(new CallKey(e.pid(), e.tid(), e.entryNs(), e.durationNs(), e.call().getOpValue()),
+          k -> new ArrayDeque<>()).add(i);
     }
     List<Written> written = new ArrayList<>();
     Set<Integer> streamCreated = new HashSet<>();
@@ -84,18 +97,19 @@ final class AccessTrace {
         }
         Event e = rec.event();
         batch.addEvents(e);
-        if (!e.hasMpi()) {
+        if (!e.hasMpi() && !e.hasNccl()) {
           continue;
         }
-        ArrayDeque<MpiEvent> q = calls.get(new CallKey(rec.pid(), rec.tid(), e.getEntryNs(), e.getDurationNs(),
-            e.getMpi().getOpValue()));
-        MpiEvent call = q == null ? null : q.poll();
-        List<BufferAccess> mine = call == null ? null : byCall.get(call.index());
+        boolean nccl = e.hasNccl();
+        ArrayDeque<Integer> q = (nccl ? ncclCalls : calls).get(new CallKey(rec.pid(), rec.tid(), e.getEntryNs(),
+            e.getDurationNs(), nccl ? e.getNccl().getOpValue() : e.getMpi().getOpValue()));
+        Integer call = q == null ? null : q.poll();
+        List<BufferAccess> mine = call == null ? null : (nccl ? byNcclCall : byCall).get(call);
         if (mine == null) {
           continue;
         }
         long at = e.getEntryNs() + e.getDurationNs();
-        if (streamCreated.add(rec.pid())) {
+        if (!nccl && streamCreated.add(rec.pid())) {
           batch.addEvents(Event.newBuilder().setEntryNs(at).setApi(Api.cudaStreamCreateWithFlags)
               .setStream(StreamOp.newBuilder().setStream(MPI_STREAM).setFlags(NON_BLOCKING)));
         }
@@ -109,12 +123,15 @@ final class AccessTrace {
     }
   }
 
-  /** The access as a synchronous copy from (or to) the buffer, at {@code at}, on the accesses' stream. */
+  /**
+   * The access as a copy from (or to) the buffer, at {@code at}: an MPI call's synchronous on the
+   * accesses' stream, an NCCL call's asynchronous on its own stream.
+   */
   private static Event copy(BufferAccess a, long at, long callSite) {
     MemoryKind kind = a.device() ? MemoryKind.DEVICE : MemoryKind.PAGEABLE;
     Copy.Builder c = Copy.newBuilder().setBytes(a.bytes()).setDims(1).setKindCalled(CopyKind.DEFAULT)
         .setKindResolved(CopyKind.DEFAULT).setSrcKind(kind).setDstKind(kind).setSrcDevice(-1).setDstDevice(-1)
-        .setStream(MPI_STREAM);
+        .setStream(a.nccl() ? a.stream() : MPI_STREAM).setAsync(a.nccl());
     if (a.write()) {
       c.setDst(a.address());
     } else {
@@ -130,6 +147,6 @@ final class AccessTrace {
     }
   }
 
-  /** What identifies an MPI call's record: its thread, times and operation. */
+  /** What identifies an MPI or NCCL call's record: its thread, times and operation. */
   private record CallKey(int pid, int tid, long entryNs, long durationNs, int op) {}
 }

@@ -17,9 +17,10 @@ import org.jgrapht.nio.DefaultAttribute;
 
 /**
  * What the exporters write for a job's graph: each rank's vertices and edges as its own graph's
- * ({@link DvdgAttributes}) with its {@code rank}, operation ids the job's; the MPI operations'
- * edges with their kind ({@code mpi_message}, {@code mpi_collective}), the ranks of their two ends
- * ({@code src_rank}, {@code dst_rank}), communicator, tag, bytes and whether a message was matched
+ * ({@link DvdgAttributes}) with its {@code rank}, operation ids the job's; the MPI and NCCL
+ * operations' edges with their kind ({@code mpi_message}, {@code mpi_collective},
+ * {@code nccl_message}, {@code nccl_allreduce}...), the ranks of their two ends ({@code src_rank},
+ * {@code dst_rank}), communicator, tag (MPI messages), bytes and whether a message was matched
  * (docs/GRAPH.md, "The graph of a job").
  */
 public final class JobAttributes implements AttributedGraph {
@@ -81,8 +82,8 @@ public final class JobAttributes implements AttributedGraph {
       m.put("rank", DefaultAttribute.createAttribute(rg.rank()));
       return m;
     }
-    // an MPI operation's: of the rank of its one end (a send or receive unmatched), else of the job (-1)
-    MpiOperation mpi = g.mpiOperation(op);
+    // an MPI or NCCL operation's: of the rank of its one end (a send or receive unmatched), else of the job (-1)
+    CommOperation mpi = g.commOperation(op);
     int rank = mpi.members().size() == 1 ? mpi.members().get(0) : -1;
     Map<String, Attribute> m = DvdgAttributes.synthetic(source, -1, op);
     m.remove("pid");
@@ -94,7 +95,7 @@ public final class JobAttributes implements AttributedGraph {
   public Map<String, Attribute> edge(int e) {
     int op = view.operationOf(e);
     int r = g.rankOfOperation(op);
-    return r >= 0 ? rankEdge(e, op, r) : mpiEdge(e, op);
+    return r >= 0 ? rankEdge(e, op, r) : commEdge(e, op);
   }
 
   /** An edge of a rank's operation: as in the rank's graph, with the job's operation ids and its rank. */
@@ -111,13 +112,13 @@ public final class JobAttributes implements AttributedGraph {
     return m;
   }
 
-  /** An edge of an MPI operation: from a value one buffer held to a value one buffer received. */
-  private Map<String, Attribute> mpiEdge(int e, int op) {
-    MpiOperation mpi = g.mpiOperation(op);
+  /** An edge of an MPI or NCCL operation: from a value one buffer held to a value one buffer received. */
+  private Map<String, Attribute> commEdge(int e, int op) {
+    CommOperation mpi = g.commOperation(op);
     boolean hasIn = g.inputCount(op) > 0;
     boolean hasOut = g.outputCount(op) > 0;
-    JobDvdg.End in = hasIn ? g.mpiInput(op, view.inputIndex(e)) : null;
-    JobDvdg.End out = hasOut ? g.mpiOutput(op, view.outputIndex(e)) : null;
+    JobDvdg.End in = hasIn ? g.commInput(op, view.inputIndex(e)) : null;
+    JobDvdg.End out = hasOut ? g.commOutput(op, view.outputIndex(e)) : null;
     Map<String, Attribute> m = new java.util.LinkedHashMap<>();
     m.put("op", DefaultAttribute.createAttribute(op));
     m.put("kind", DefaultAttribute.createAttribute(mpi.kindKey()));
@@ -145,8 +146,10 @@ public final class JobAttributes implements AttributedGraph {
         : mpi.message() ? mpi.dest() : -1));
     m.put("comm", DefaultAttribute.createAttribute(DvdgAttributes.hex(mpi.comm())));
     if (mpi.message()) {
-      m.put("tag", DefaultAttribute.createAttribute(mpi.tag()));
-      m.put("matched", DefaultAttribute.createAttribute(mpi.kind() == MpiOperation.Kind.MESSAGE));
+      if (mpi instanceof MpiOperation message) {
+        m.put("tag", DefaultAttribute.createAttribute(message.tag()));
+      }
+      m.put("matched", DefaultAttribute.createAttribute(mpi.matched()));
     }
     return m;
   }

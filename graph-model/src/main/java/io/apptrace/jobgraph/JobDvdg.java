@@ -15,18 +15,20 @@ import java.util.Optional;
 
 /**
  * The dynamic value dependence graph of an MPI job: every rank's graph, its values and operations
- * tagged with the rank, joined by the job's MPI operations ({@link MpiOperation}), each reading the
- * values its send buffers held and writing new versions of the values in its receive buffers. Built
- * by {@link JobDvdgBuilder}; immutable.
+ * tagged with the rank, joined by the job's MPI operations ({@link MpiOperation}) and NCCL
+ * operations ({@link NcclOperation}), each reading the values its send buffers held and writing
+ * new versions of the values in its receive buffers. Built by {@link JobDvdgBuilder}; immutable.
  *
  * <p>Ids: values are numbered rank after rank ({@link #value(int, int)}), and so are the ranks'
- * operations, then come the MPI operations in the order of {@link #mpiOperations()}. A rank's graph holds an operation for each buffer access of its MPI calls
- * (the builder placed them there); those are not operations of the job's graph but parts of its
- * MPI operations.
+ * operations, then come the MPI operations in the order of {@link #mpiOperations()}, then the
+ * NCCL operations in the order of {@link #ncclOperations()}. A rank's graph holds an operation for
+ * each buffer access of its MPI and NCCL calls (the builder placed them there); those are not
+ * operations of the job's graph but parts of its MPI and NCCL operations.
  */
 public final class JobDvdg implements OperationLists {
   /**
-   * One end of an MPI operation: a value of a rank, read or written by one of its buffer accesses.
+   * One end of an MPI or NCCL operation: a value of a rank, read or written by one of its buffer
+   * accesses.
    *
    * @param rankIndex the rank's index in {@link #ranks()}
    * @param access the buffer access's operation in the rank's graph
@@ -39,6 +41,7 @@ public final class JobDvdg implements OperationLists {
   private final Job job;
   private final List<RankGraph> ranks;
   private final MpiAccesses mpi;
+  private final NcclAccesses nccl;
   private final List<List<End>> inputs;
   private final List<List<End>> outputs;
   private final int[] opBase;
@@ -47,10 +50,12 @@ public final class JobDvdg implements OperationLists {
   private final int values;
   private OperationGraph view;
 
-  JobDvdg(Job job, List<RankGraph> ranks, MpiAccesses mpi, List<List<End>> inputs, List<List<End>> outputs) {
+  JobDvdg(Job job, List<RankGraph> ranks, MpiAccesses mpi, NcclAccesses nccl, List<List<End>> inputs,
+      List<List<End>> outputs) {
     this.job = job;
     this.ranks = List.copyOf(ranks);
     this.mpi = mpi;
+    this.nccl = nccl;
     this.inputs = inputs.stream().map(List::copyOf).toList();
     this.outputs = outputs.stream().map(List::copyOf).toList();
     opBase = new int[ranks.size()];
@@ -71,10 +76,10 @@ public final class JobDvdg implements OperationLists {
    * One rank's graph within the job's.
    *
    * @param trace the rank's trace
-   * @param dvdg its graph, with an operation for each buffer access of its MPI calls
+   * @param dvdg its graph, with an operation for each buffer access of its MPI and NCCL calls
    * @param truncation where reading its trace stopped early, if it did
    * @param jobOperation for each operation of {@code dvdg}, the job's operation it is: its own, or
-   *     the MPI operation a buffer access is part of
+   *     the MPI or NCCL operation a buffer access is part of
    * @param local for each of the rank's operations in the job's graph, in order, its operation in
    *     {@code dvdg}
    * @param accesses the operations of {@code dvdg} that are buffer accesses
@@ -85,12 +90,12 @@ public final class JobDvdg implements OperationLists {
       return trace.rank();
     }
 
-    /** The rank's own operations (copies, memsets, kernels), without its buffer accesses. */
+    /** The rank's own operations (copies, memsets, kernels), without its MPI and NCCL buffer accesses. */
     public int operations() {
       return local.length;
     }
 
-    /** Whether operation {@code op} of {@link #dvdg()} is a buffer access of an MPI call. */
+    /** Whether operation {@code op} of {@link #dvdg()} is a buffer access of an MPI or NCCL call. */
     public boolean isAccess(int op) {
       return accesses.get(op);
     }
@@ -115,17 +120,45 @@ public final class JobDvdg implements OperationLists {
     return mpi;
   }
 
+  /** The job's NCCL operations, in the order of their ids. */
+  public List<NcclOperation> ncclOperations() {
+    return nccl.operations();
+  }
+
+  /** What the NCCL operations were built from: their buffer accesses, and what could not be had. */
+  public NcclAccesses ncclAccesses() {
+    return nccl;
+  }
+
   /** The id of MPI operation {@code i} (of {@link #mpiOperations()}). */
   public int mpiOperationId(int i) {
     return rankOperations + i;
   }
 
-  /** The MPI operation {@code op} is, or null when it is an operation of a rank. */
-  public MpiOperation mpiOperation(int op) {
-    return op >= rankOperations ? mpi.operations().get(op - rankOperations) : null;
+  /** The id of NCCL operation {@code i} (of {@link #ncclOperations()}). */
+  public int ncclOperationId(int i) {
+    return rankOperations + mpi.operations().size() + i;
   }
 
-  /** The index of the rank (in {@link #ranks()}) whose operation {@code op} is; -1 for an MPI operation. */
+  /** The MPI operation {@code op} is, or null when it is an operation of a rank or an NCCL operation. */
+  public MpiOperation mpiOperation(int op) {
+    int i = op - rankOperations;
+    return i >= 0 && i < mpi.operations().size() ? mpi.operations().get(i) : null;
+  }
+
+  /** The NCCL operation {@code op} is, or null when it is an operation of a rank or an MPI operation. */
+  public NcclOperation ncclOperation(int op) {
+    int i = op - rankOperations - mpi.operations().size();
+    return i >= 0 ? nccl.operations().get(i) : null;
+  }
+
+  /** The MPI or NCCL operation {@code op} is, or null when it is an operation of a rank. */
+  public CommOperation commOperation(int op) {
+    MpiOperation m = mpiOperation(op);
+    return m != null ? m : ncclOperation(op);
+  }
+
+  /** The index of the rank (in {@link #ranks()}) whose operation {@code op} is; -1 for an MPI or NCCL operation. */
   public int rankOfOperation(int op) {
     if (op >= rankOperations) {
       return -1;
@@ -168,13 +201,13 @@ public final class JobDvdg implements OperationLists {
     return v - valueBase[rankOfValue(v)];
   }
 
-  /** Input {@code k} of MPI operation {@code op}. */
-  public End mpiInput(int op, int k) {
+  /** Input {@code k} of MPI or NCCL operation {@code op}. */
+  public End commInput(int op, int k) {
     return inputs.get(op - rankOperations).get(k);
   }
 
-  /** Output {@code k} of MPI operation {@code op}. */
-  public End mpiOutput(int op, int k) {
+  /** Output {@code k} of MPI or NCCL operation {@code op}. */
+  public End commOutput(int op, int k) {
     return outputs.get(op - rankOperations).get(k);
   }
 
@@ -190,7 +223,7 @@ public final class JobDvdg implements OperationLists {
 
   @Override
   public int operations() {
-    return rankOperations + mpi.operations().size();
+    return rankOperations + mpi.operations().size() + nccl.operations().size();
   }
 
   @Override

@@ -19,23 +19,28 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Builds a job's graph ({@link JobDvdg}): finds its MPI operations and the buffers they read and
- * write ({@link MpiAccesses}); builds each rank's graph with {@link DvdgBuilder} from its trace with
- * those accesses written in after their calls ({@link AccessTrace}: a copy of the trace, written to
- * a temporary file and deleted once read); then joins the ranks' graphs through the accesses.
+ * Builds a job's graph ({@link JobDvdg}): finds its MPI and NCCL operations and the buffers they
+ * read and write ({@link MpiAccesses}, {@link NcclAccesses}); builds each rank's graph with
+ * {@link DvdgBuilder} from its trace with those accesses written in after their calls
+ * ({@link AccessTrace}: a copy of the trace, written to a temporary file and deleted once read);
+ * then joins the ranks' graphs through the accesses.
  */
 public final class JobDvdgBuilder {
   private JobDvdgBuilder() {}
 
   public static JobDvdg build(Job job) throws IOException, TraceException {
     MpiAccesses mpi = MpiAccesses.of(job);
+    NcclAccesses nccl = NcclAccesses.of(job);
+    int mpiOperations = mpi.operations().size();
     Map<Integer, List<BufferAccess>> byRank = new HashMap<>();
-    for (BufferAccess a : mpi.accesses()) {
-      byRank.computeIfAbsent(a.rank(), k -> new ArrayList<>()).add(a);
+    for (List<BufferAccess> all : List.of(mpi.accesses(), nccl.accesses())) {
+      for (BufferAccess a : all) {
+        byRank.computeIfAbsent(a.rank(), k -> new ArrayList<>()).add(a);
+      }
     }
     List<List<JobDvdg.End>> inputs = new ArrayList<>();
     List<List<JobDvdg.End>> outputs = new ArrayList<>();
-    for (int i = 0; i < mpi.operations().size(); i++) {
+    for (int i = 0; i < mpiOperations + nccl.operations().size(); i++) {
       inputs.add(new ArrayList<>());
       outputs.add(new ArrayList<>());
     }
@@ -54,11 +59,11 @@ public final class JobDvdgBuilder {
       OperationTable ops = b.dvdg.operations();
       int accessOps = 0;
       for (int op = 0; op < ops.size(); op++) {
-        accessOps += ops.isMpiBufferAccess(op) ? 1 : 0;
+        accessOps += ops.isCommBufferAccess(op) ? 1 : 0;
       }
       if (accessOps != b.written.size()) {
-        throw new IllegalStateException(b.trace.file() + ": " + b.written.size() + " MPI buffer accesses written"
-            + " into the trace, " + accessOps + " in its graph");
+        throw new IllegalStateException(b.trace.file() + ": " + b.written.size() + " MPI and NCCL buffer accesses"
+            + " written into the trace, " + accessOps + " in its graph");
       }
       int[] jobOp = new int[ops.size()];
       int[] local = new int[ops.size() - accessOps];
@@ -69,7 +74,7 @@ public final class JobDvdgBuilder {
       }
       int own = 0;
       for (int op = 0; op < ops.size(); op++) {
-        if (!ops.isMpiBufferAccess(op)) {
+        if (!ops.isCommBufferAccess(op)) {
           local[own] = op;
           jobOp[op] = opBase + own++;
           continue;
@@ -77,11 +82,11 @@ public final class JobDvdgBuilder {
         ArrayDeque<AccessTrace.Written> q = byThread.get(thread(ops.pid(op), ops.tid(op)));
         AccessTrace.Written w = q == null ? null : q.poll();
         if (w == null) {
-          throw new IllegalStateException(b.trace.file() + ": op " + op + " is an MPI buffer access of a thread"
+          throw new IllegalStateException(b.trace.file() + ": op " + op + " is a buffer access of a thread"
               + " whose calls were given none");
         }
         accesses.set(op);
-        int m = w.access().operation();
+        int m = (w.access().nccl() ? mpiOperations : 0) + w.access().operation();
         jobOp[op] = rankOperations + m;
         for (int k = 0; k < ops.inputCount(op); k++) {
           inputs.get(m).add(new JobDvdg.End(r, op, valueBase + ops.input(op, k), ops.inputBytes(op, k),
@@ -97,7 +102,7 @@ public final class JobDvdgBuilder {
       opBase += own;
       valueBase += b.dvdg.values().size();
     }
-    return new JobDvdg(job, ranks, mpi, inputs, outputs);
+    return new JobDvdg(job, ranks, mpi, nccl, inputs, outputs);
   }
 
   /** A rank's graph, the accesses written into its trace, and where reading the trace stopped early. */

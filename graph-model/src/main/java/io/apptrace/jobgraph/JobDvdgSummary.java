@@ -17,16 +17,17 @@ import java.util.TreeSet;
 
 /**
  * What {@code apptrace graph} of a job's traces reports: each rank's graph (values, operations by
- * kind, the messages and collectives it took part in, races, warnings) and the job's (values,
- * operations by kind, edges, messages and their bytes, collectives by operation, and every
- * message the traces could not match, named with why).
+ * kind, the MPI and NCCL messages and collectives it took part in, races, warnings) and the job's
+ * (values, operations by kind, edges, messages and their bytes, collectives by operation, and every
+ * message the traces could not match, named with why; NCCL's in {@link NcclSummary}).
  *
  * @param ranks per rank, in rank order
  * @param worldSize the job's ranks, as its traces say
  * @param missingRanks the ranks of the job whose traces were not given
  * @param values values of every rank
- * @param operations operations by kind: the ranks' copies, memsets, kernels, and the MPI
- *     operations ({@code mpi_message}, {@code mpi_collective})
+ * @param operations operations by kind: the ranks' copies, memsets, kernels, the MPI operations
+ *     ({@code mpi_message}, {@code mpi_collective}) and the NCCL ones ({@code nccl_message},
+ *     {@code nccl_allreduce}, ... {@link NcclOperation#KINDS})
  * @param edges edges of the job's graph
  * @param messages matched messages
  * @param messageBytes their bytes
@@ -36,10 +37,12 @@ import java.util.TreeSet;
  *     graph)
  * @param unmatched the sends and receives no trace matched, by rank and peer
  * @param unrecordedBuffers MPI buffers whose address the traces do not give
+ * @param nccl the NCCL operations: messages, collectives, what was not matched
  */
 public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Integer> missingRanks, long values,
     Map<String, Long> operations, long edges, long messages, long messageBytes, Map<String, Long> collectives,
-    int incompleteCollectives, int mismatchedCollectives, List<Unmatched> unmatched, int unrecordedBuffers) {
+    int incompleteCollectives, int mismatchedCollectives, List<Unmatched> unmatched, int unrecordedBuffers,
+    NcclSummary nccl) {
   public JobDvdgSummary {
     ranks = List.copyOf(ranks);
     missingRanks = List.copyOf(missingRanks);
@@ -51,20 +54,21 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
   /**
    * One rank's graph.
    *
-   * @param operations its copies, memsets and kernels (its MPI operations are the job's)
-   * @param sent messages it sent that a receive matched, and their bytes ({@code sentBytes})
-   * @param received messages it received that a send matched, and their bytes
-   * @param collectives collectives it took part in
+   * @param operations its copies, memsets and kernels (its MPI and NCCL operations are the job's)
+   * @param sent MPI messages it sent that a receive matched, and their bytes ({@code sentBytes})
+   * @param received MPI messages it received that a send matched, and their bytes
+   * @param collectives MPI collectives it took part in
    * @param certainRaces races in its graph whose two ends' extents are known; {@code possibleRaces}
    *     the others (an MPI call's buffer access among them when a send reads what a kernel not yet
    *     known finished may write)
    * @param warnings its graph's warnings by kind
    * @param truncation where reading its trace stopped early, if it did
+   * @param nccl its NCCL messages and collectives
    */
   public record RankSummary(int rank, String file, String host, int values, int allocations,
       int implicitAllocations, Map<OpKind, Integer> operations, long sent, long sentBytes, long received,
       long receivedBytes, long collectives, long certainRaces, long possibleRaces, Map<String, Long> warnings,
-      Optional<Truncation> truncation) {
+      Optional<Truncation> truncation, NcclSummary.RankTraffic nccl) {
     public RankSummary {
       operations = java.util.Collections.unmodifiableMap(new EnumMap<>(operations));
       warnings = Map.copyOf(warnings);
@@ -91,6 +95,11 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
     }
     operations.put("mpi_message", 0L);
     operations.put("mpi_collective", 0L);
+    NcclOperation.KINDS.forEach(k -> operations.put(k, 0L));
+    for (NcclOperation n : g.ncclOperations()) {
+      operations.merge(n.kindKey(), 1L, Long::sum);
+    }
+    NcclSummary nccl = NcclSummary.of(g);
     long messages = 0;
     long messageBytes = 0;
     Map<String, Long> collectives = new TreeMap<>();
@@ -133,7 +142,7 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
     List<RankSummary> ranks = new ArrayList<>();
     long values = 0;
     for (JobDvdg.RankGraph r : g.ranks()) {
-      RankSummary s = rank(r, traffic.getOrDefault(r.rank(), new long[5]));
+      RankSummary s = rank(r, traffic.getOrDefault(r.rank(), new long[5]), nccl.rank(r.rank()));
       ranks.add(s);
       values += s.values();
       s.operations().forEach((k, n) -> operations.merge(k.key(), (long) n, Long::sum));
@@ -146,7 +155,7 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
     }
     return new JobDvdgSummary(ranks, g.job().worldSize(), missing, values, operations,
         g.view().edgeSet().size(), messages, messageBytes, collectives, incomplete,
-        g.accesses().mismatchedCollectives(), unmatched, g.accesses().unrecorded());
+        g.accesses().mismatchedCollectives(), unmatched, g.accesses().unrecorded(), nccl);
   }
 
   /** Unmatched sends (or receives) of a rank to (from) a peer. */
@@ -162,7 +171,7 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
     return "rank " + peer + "'s trace has no matching " + (send ? "receive" : "send");
   }
 
-  private static RankSummary rank(JobDvdg.RankGraph r, long[] t) {
+  private static RankSummary rank(JobDvdg.RankGraph r, long[] t, NcclSummary.RankTraffic nccl) {
     Dvdg d = r.dvdg();
     OperationTable ops = d.operations();
     Map<OpKind, Integer> kinds = new EnumMap<>(OpKind.class);
@@ -173,6 +182,6 @@ public record JobDvdgSummary(List<RankSummary> ranks, int worldSize, List<Intege
     int implicit = (int) d.allocations().stream().filter(Allocation::implicit).count();
     return new RankSummary(r.rank(), r.trace().file().toString(), r.trace().host(), d.values().size(),
         d.allocations().size(), implicit, kinds, t[0], t[1], t[2], t[3], t[4], certain, d.races().size() - certain,
-        d.warnings().counts(), r.truncation());
+        d.warnings().counts(), r.truncation(), nccl);
   }
 }

@@ -31,22 +31,14 @@ public final class JobDvdgSummaryJson {
     ObjectNode messages = root.putObject("messages");
     messages.put("matched", s.messages());
     messages.put("bytes", s.messageBytes());
-    ArrayNode unmatched = messages.putArray("unmatched");
-    for (JobDvdgSummary.Unmatched u : s.unmatched()) {
-      ObjectNode n = unmatched.addObject();
-      n.put("side", u.send() ? "send" : "receive");
-      n.put("rank", u.rank());
-      n.put("peer", u.peer());
-      n.put("count", u.count());
-      n.put("bytes", u.bytes());
-      n.put("reason", u.reason());
-    }
+    unmatched(messages.putArray("unmatched"), s.unmatched());
     ObjectNode collectives = root.putObject("collectives");
     ObjectNode by = collectives.putObject("by_function");
     s.collectives().forEach(by::put);
     collectives.put("incomplete", s.incompleteCollectives());
     collectives.put("mismatched", s.mismatchedCollectives());
     root.put("unrecorded_buffers", s.unrecordedBuffers());
+    nccl(root.putObject("nccl"), s.nccl());
     ArrayNode ranks = root.putArray("ranks");
     for (JobDvdgSummary.RankSummary r : s.ranks()) {
       ObjectNode n = ranks.addObject();
@@ -65,6 +57,12 @@ public final class JobDvdgSummaryJson {
       n.put("messages_received", r.received());
       n.put("bytes_received", r.receivedBytes());
       n.put("collectives", r.collectives());
+      ObjectNode nccl = n.putObject("nccl");
+      nccl.put("messages_sent", r.nccl().sent());
+      nccl.put("bytes_sent", r.nccl().sentBytes());
+      nccl.put("messages_received", r.nccl().received());
+      nccl.put("bytes_received", r.nccl().receivedBytes());
+      nccl.put("collectives", r.nccl().collectives());
       ObjectNode races = n.putObject("races");
       races.put("certain", r.certainRaces());
       races.put("possible", r.possibleRaces());
@@ -77,5 +75,31 @@ public final class JobDvdgSummaryJson {
       }, () -> n.putNull("truncation"));
     }
     return root;
+  }
+
+  /** The job's NCCL operations: as the MPI ones, under their own key. */
+  private static void nccl(ObjectNode n, NcclSummary s) {
+    ObjectNode messages = n.putObject("messages");
+    messages.put("matched", s.messages());
+    messages.put("bytes", s.messageBytes());
+    unmatched(messages.putArray("unmatched"), s.unmatched());
+    ObjectNode collectives = n.putObject("collectives");
+    ObjectNode by = collectives.putObject("by_function");
+    s.collectives().forEach(by::put);
+    collectives.put("incomplete", s.incompleteCollectives());
+    collectives.put("mismatched", s.mismatchedCollectives());
+    n.put("unrecorded_buffers", s.unrecordedBuffers());
+  }
+
+  private static void unmatched(ArrayNode out, java.util.List<JobDvdgSummary.Unmatched> all) {
+    for (JobDvdgSummary.Unmatched u : all) {
+      ObjectNode n = out.addObject();
+      n.put("side", u.send() ? "send" : "receive");
+      n.put("rank", u.rank());
+      n.put("peer", u.peer());
+      n.put("count", u.count());
+      n.put("bytes", u.bytes());
+      n.put("reason", u.reason());
+    }
   }
 }

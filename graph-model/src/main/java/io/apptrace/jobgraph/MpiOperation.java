@@ -18,7 +18,7 @@ import java.util.List;
  * @param commSize collectives: the communicator's size (members missing when it is larger); else 2
  */
 public record MpiOperation(Kind kind, String name, long comm, int tag, long bytes, int source, int dest,
-    List<Integer> members, int commSize) {
+    List<Integer> members, int commSize) implements CommOperation {
   public MpiOperation {
     members = List.copyOf(members);
   }
@@ -36,11 +36,18 @@ public record MpiOperation(Kind kind, String name, long comm, int tag, long byte
   }
 
   /** A message, matched or not (the exports' kind {@code mpi_message}). */
+  @Override
   public boolean message() {
     return kind != Kind.COLLECTIVE;
   }
 
+  @Override
+  public boolean matched() {
+    return kind == Kind.MESSAGE || kind == Kind.COLLECTIVE;
+  }
+
   /** The exports' kind: {@code mpi_message} or {@code mpi_collective}. */
+  @Override
   public String kindKey() {
     return message() ? "mpi_message" : "mpi_collective";
   }

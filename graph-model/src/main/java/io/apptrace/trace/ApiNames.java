@@ -82,7 +82,7 @@ public final class ApiNames {
 
   private static final String NCCL_PREFIX = "NCCL_";
 
-  /** Whether a call log's function name is an NCCL call's ({@link #nccl}). */
+  /** Whether a function name (a call log's, an operation's) is an NCCL call's ({@link #nccl}). */
   public static boolean isNccl(String function) {
     return function.startsWith("nccl");
   }

@@ -16,6 +16,7 @@ import io.apptrace.proto.KernelParam;
 import io.apptrace.proto.MemoryKind;
 import io.apptrace.proto.Memset;
 import io.apptrace.proto.MpiCall;
+import io.apptrace.proto.NcclCall;
 import io.apptrace.proto.ParamDecode;
 import io.apptrace.proto.ParamType;
 import io.apptrace.proto.StreamOp;
@@ -36,7 +37,7 @@ import java.util.Map;
  * Synthetic traces for graph tests: one process, calls on threads of our choosing, fixed
  * addresses and times (so exported graphs can be compared with golden files). Each call takes
  * 1,000 ns of a shared clock, in the order the fixture is told about them. A rank of an MPI job
- * ({@link #rank}) records its MPI calls ({@link #mpi}) too.
+ * ({@link #rank}) records its MPI calls ({@link #mpi}) and NCCL calls ({@link #nccl}) too.
  */
 public final class TraceFixture {
   static final int PID = 4000;
@@ -70,6 +71,15 @@ public final class TraceFixture {
     now += 1000;
     byThread.computeIfAbsent(tid, k -> new ArrayList<>())
         .add(Event.newBuilder().setEntryNs(now).setDurationNs(500).setCallSite(0x400000 + now % 0x1000).setMpi(m)
+            .build());
+    return this;
+  }
+
+  /** An NCCL call (successful), as the interposer records it. */
+  public TraceFixture nccl(NcclCall.Builder n) {
+    now += 1000;
+    byThread.computeIfAbsent(tid, k -> new ArrayList<>())
+        .add(Event.newBuilder().setEntryNs(now).setDurationNs(500).setCallSite(0x400000 + now % 0x1000).setNccl(n)
             .build());
     return this;
   }
