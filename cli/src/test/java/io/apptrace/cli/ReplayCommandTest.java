@@ -95,7 +95,11 @@ class ReplayCommandTest {
     com.fasterxml.jackson.databind.JsonNode c = j.path("comparisons").get(0);
     assertThat(c.path("node").asText()).isEqualTo("dgx1");
     assertThat(c.path("against").asText()).isEqualTo("ac922");
-    long first = Math.abs(c.path("categories").get(0).path("difference_ns").asLong());
+    // a capture on a loaded machine can have a critical path of host time alone, the same on both
+    // nodes: then the text says so and the JSON lists no category
+    boolean same = text.out().contains("dgx1 against ac922 (1.00x): the same critical path");
+    assertThat(c.path("categories").isEmpty()).as(text.out()).isEqualTo(same);
+    long first = same ? 0 : Math.abs(c.path("categories").get(0).path("difference_ns").asLong());
     for (com.fasterxml.jackson.databind.JsonNode k : c.path("categories")) {
       assertThat(Math.abs(k.path("difference_ns").asLong())).as("largest difference first").isLessThanOrEqualTo(first);
       assertThat(k.path("node_ns").asLong() - k.path("against_ns").asLong()).isEqualTo(k.path("difference_ns")
