@@ -489,6 +489,13 @@ void enc_mpi_body(pbw *out, const enc_mpi *m) {
         U(w, MpiCompletion, bytes, c->bytes);
         pbw_end(w, cb);
     }
+    pbw_bool(w, PB_MpiCall_found, m->found);
+    for (uint32_t i = 0; i < m->nunrecorded; i++) {
+        uint8_t *ub = pbw_begin(w, PB_MpiCall_unrecorded);
+        S(w, MpiUnrecorded, function, m->unrecorded[i].function, ENC_MAX_NAME);
+        U(w, MpiUnrecorded, calls, m->unrecorded[i].calls);
+        pbw_end(w, ub);
+    }
     pbw_end(w, b);
     DONE(out);
 }

@@ -238,6 +238,12 @@ typedef struct {
     uint64_t bytes;
 } enc_mpi_completion;
 
+/* An MPI function passed through unrecorded, and how many times it was called (MPI_Finalize). */
+typedef struct {
+    const char *function;
+    uint64_t calls;
+} enc_mpi_unrecorded;
+
 typedef struct {
     int op; /* PB_MpiOp_* */
     uint64_t comm;
@@ -253,6 +259,9 @@ typedef struct {
     uint32_t ncompleted;
     uint64_t send_buffer, recv_buffer; /* addresses; 0: none, or MPI_IN_PLACE */
     bool in_place;
+    bool found; /* MPI_Iprobe: a message was there */
+    const enc_mpi_unrecorded *unrecorded;
+    uint32_t nunrecorded;
 } enc_mpi;
 
 typedef struct {

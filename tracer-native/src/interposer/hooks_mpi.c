@@ -76,6 +76,9 @@ MPI_HOOK(int, MPI_Finalize, (void)) {
     if (!AT_ENTER(&c, 0)) return real();
     int r = real();
     enc_mpi m = {.op = PB_MpiOp_MPI_FINALIZE, .rank = mpi_world_rank(), .comm_size = mpi_world_size()};
+    enc_mpi_unrecorded unrecorded[MPI_UNRECORDED_MAX];
+    m.nunrecorded = mpi_unrecorded_calls(unrecorded, MPI_UNRECORDED_MAX);
+    m.unrecorded = unrecorded;
     mpi_record(&c, r, &m);
     at_leave(&c);
     return r;
@@ -223,7 +226,7 @@ MPI_HOOK(int, MPI_Sendrecv, (const void *sbuf, int scount, mpi_h stype, int dest
 
 /* --- completions ----------------------------------------------------------------------------- */
 
-#define MAX_TRACKED 256 /* requests per Waitall whose completions are recorded */
+#define MAX_TRACKED 256 /* requests per Waitall (Waitsome, Testall...) whose completions are recorded */
 
 /* The completion of request `h`, if the trace saw it start. */
 static bool completion(mpi_h h, const mpi_status *s, enc_mpi_completion *out) {
@@ -322,6 +325,158 @@ MPI_HOOK(int, MPI_Test, (mpi_h *req, int *flag, mpi_status *st)) {
     if (known && r == 0 && *flag && completion(h, s, &done)) {
         m.completed = &done;
         m.ncompleted = 1;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+/* Waitsome, Testsome: the requests at `indices[0..outcount)` of `handles` completed, their statuses
+ * in `s` in the same order. */
+static uint32_t some_completed(const mpi_h *handles, int incount, int outcount, const int *indices,
+                               const mpi_status *s, bool ok, enc_mpi_completion *done) {
+    uint32_t n = 0;
+    if (outcount == mpi_undefined() || outcount < 0 || indices == NULL) return 0;
+    for (int j = 0; j < outcount && j < incount; j++) {
+        int i = indices[j];
+        if (i >= 0 && i < incount && completion(handles[i], ok ? mpi_status_at(s, j) : NULL, &done[n])) n++;
+    }
+    return n;
+}
+
+typedef int (*waitsome_fn)(int, mpi_h *, int *, int *, mpi_status *);
+
+static int some(waitsome_fn real, int op, int incount, mpi_h *reqs, int *outcount, int *indices,
+                mpi_status *sts) {
+    at_call c;
+    if (incount <= 0 || incount > MAX_TRACKED || reqs == NULL || outcount == NULL || indices == NULL ||
+        !AT_ENTER(&c, 0)) {
+        return real(incount, reqs, outcount, indices, sts);
+    }
+    mpi_h handles[MAX_TRACKED];
+    for (int i = 0; i < incount; i++) handles[i] = mpi_handle_at(reqs, i);
+    mpi_status own[MAX_TRACKED];
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(sts, own);
+    int r = real(incount, reqs, outcount, indices, s);
+    enc_mpi m = {.op = op, .rank = mpi_world_rank()};
+    enc_mpi_completion done[MAX_TRACKED];
+    m.completed = done;
+    m.ncompleted = known && r == 0 ? some_completed(handles, incount, *outcount, indices, s, true, done) : 0;
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+MPI_HOOK(int, MPI_Waitsome, (int incount, mpi_h *reqs, int *outcount, int *indices, mpi_status *sts)) {
+    PMPI_REAL(waitsome_fn, MPI_Waitsome);
+    return some(real, PB_MpiOp_MPI_WAITSOME, incount, reqs, outcount, indices, sts);
+}
+
+MPI_HOOK(int, MPI_Testsome, (int incount, mpi_h *reqs, int *outcount, int *indices, mpi_status *sts)) {
+    PMPI_REAL(waitsome_fn, MPI_Testsome);
+    return some(real, PB_MpiOp_MPI_TESTSOME, incount, reqs, outcount, indices, sts);
+}
+
+typedef int (*testall_fn)(int, mpi_h *, int *, mpi_status *);
+MPI_HOOK(int, MPI_Testall, (int count, mpi_h *reqs, int *flag, mpi_status *sts)) {
+    PMPI_REAL(testall_fn, MPI_Testall);
+    at_call c;
+    if (count <= 0 || count > MAX_TRACKED || reqs == NULL || flag == NULL || !AT_ENTER(&c, 0)) {
+        return real(count, reqs, flag, sts);
+    }
+    mpi_h handles[MAX_TRACKED];
+    for (int i = 0; i < count; i++) handles[i] = mpi_handle_at(reqs, i);
+    mpi_status own[MAX_TRACKED];
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(sts, own);
+    int r = real(count, reqs, flag, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_TESTALL, .rank = mpi_world_rank()};
+    enc_mpi_completion done[MAX_TRACKED];
+    uint32_t n = 0;
+    /* all or none: with flag false no request was completed (nor freed) */
+    for (int i = 0; known && r == 0 && *flag && i < count; i++) {
+        if (completion(handles[i], mpi_status_at(s, i), &done[n])) n++;
+    }
+    m.completed = done;
+    m.ncompleted = n;
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*testany_fn)(int, mpi_h *, int *, int *, mpi_status *);
+MPI_HOOK(int, MPI_Testany, (int count, mpi_h *reqs, int *index, int *flag, mpi_status *st)) {
+    PMPI_REAL(testany_fn, MPI_Testany);
+    at_call c;
+    if (count <= 0 || count > MAX_TRACKED || reqs == NULL || index == NULL || flag == NULL || !AT_ENTER(&c, 0)) {
+        return real(count, reqs, index, flag, st);
+    }
+    mpi_h handles[MAX_TRACKED];
+    for (int i = 0; i < count; i++) handles[i] = mpi_handle_at(reqs, i);
+    mpi_status own;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
+    int r = real(count, reqs, index, flag, s);
+    enc_mpi m = {.op = PB_MpiOp_MPI_TESTANY, .rank = mpi_world_rank()};
+    enc_mpi_completion done;
+    /* flag true with index MPI_UNDEFINED: no active request was left */
+    if (known && r == 0 && *flag && *index >= 0 && *index < count && completion(handles[*index], s, &done)) {
+        m.completed = &done;
+        m.ncompleted = 1;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+/* --- probes ---------------------------------------------------------------------------------- */
+
+/* What a probe that found a message records: its source, tag and bytes, from the status. */
+static void probed(enc_mpi *m, mpi_h comm, const mpi_status *s) {
+    m->peer = mpi_status_source(s, comm);
+    m->tag = mpi_status_tag(s);
+    m->bytes = mpi_probed_bytes(s);
+}
+
+typedef int (*probe_fn)(int, int, mpi_h, mpi_status *);
+MPI_HOOK(int, MPI_Probe, (int source, int tag, mpi_h comm, mpi_status *st)) {
+    PMPI_REAL(probe_fn, MPI_Probe);
+    at_call c;
+    if (!AT_ENTER(&c, 0)) return real(source, tag, comm, st);
+    mpi_status own;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
+    int r = real(source, tag, comm, s);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_PROBE, comm);
+    m.peer = mpi_world_rank_of(comm, source);
+    m.tag = mpi_tag(tag);
+    if (r == 0 && known) {
+        probed(&m, comm, s);
+        m.found = true;
+    }
+    mpi_record(&c, r, &m);
+    at_leave(&c);
+    return r;
+}
+
+typedef int (*iprobe_fn)(int, int, mpi_h, int *, mpi_status *);
+MPI_HOOK(int, MPI_Iprobe, (int source, int tag, mpi_h comm, int *flag, mpi_status *st)) {
+    PMPI_REAL(iprobe_fn, MPI_Iprobe);
+    at_call c;
+    if (flag == NULL || !AT_ENTER(&c, 0)) return real(source, tag, comm, flag, st);
+    mpi_status own;
+    bool known = mpi_world() != NULL;
+    mpi_status *s = mpi_status_arg(st, &own);
+    int r = real(source, tag, comm, flag, s);
+    enc_mpi m = {0};
+    mpi_on_comm(&m, PB_MpiOp_MPI_IPROBE, comm);
+    m.peer = mpi_world_rank_of(comm, source);
+    m.tag = mpi_tag(tag);
+    if (r == 0 && known && *flag) {
+        probed(&m, comm, s);
+        m.found = true;
     }
     mpi_record(&c, r, &m);
     at_leave(&c);

@@ -25,4 +25,8 @@ void mpi_record(const at_call *c, int result, const enc_mpi *m);
 /* The fields every call on a communicator has: op, caller's rank, communicator id and size. */
 void mpi_on_comm(enc_mpi *m, int op, mpi_h comm);
 
+/* The functions of hooks_mpi_unrecorded.c the process called (at most `max`), in a fixed order. */
+#define MPI_UNRECORDED_MAX 128
+uint32_t mpi_unrecorded_calls(enc_mpi_unrecorded *out, uint32_t max);
+
 #endif

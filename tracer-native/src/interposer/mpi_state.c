@@ -32,20 +32,20 @@ static struct {
 /* Open MPI 4.1, mpi.h: MPI_Comm is a pointer (MPI_COMM_WORLD is &ompi_mpi_comm_world); struct
  * ompi_status_public_t is {MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled, size_t _ucount};
  * MPI_IN_PLACE (void *)1; MPI_STATUS_IGNORE NULL; MPI_ANY_SOURCE -1, MPI_PROC_NULL -2,
- * MPI_ANY_TAG -1. */
+ * MPI_ANY_TAG -1; MPI_UNDEFINED -32766; MPI_BYTE &ompi_mpi_byte (set when recognized). */
 static mpi_abi open_mpi_abi = {
     .name = "Open MPI", .handle_size = sizeof(void *), .status_size = 4 * sizeof(int) + sizeof(size_t),
     .source_offset = 0, .tag_offset = sizeof(int), .in_place = (const void *)1, .status_ignore = NULL,
-    .proc_null = -2, .any_source = -1, .any_tag = -1};
+    .proc_null = -2, .any_source = -1, .any_tag = -1, .undefined = -32766};
 /* MPICH 4.0, mpi.h: MPI_Comm, MPI_Request... are int (MPI_COMM_WORLD 0x44000000); MPI_Status is
  * {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}; MPI_IN_PLACE (void *)-1;
  * MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE (MPI_Status *)1; MPI_PROC_NULL -1, MPI_ANY_SOURCE -2,
- * MPI_ANY_TAG -1. */
+ * MPI_ANY_TAG -1; MPI_UNDEFINED (-32766); MPI_BYTE 0x4c00010d. */
 static const mpi_abi mpich_abi = {
     .name = "MPICH", .world = (mpi_h)(uintptr_t)0x44000000, .handle_size = sizeof(int),
     .status_size = 5 * sizeof(int), .source_offset = 2 * sizeof(int), .tag_offset = 3 * sizeof(int),
     .in_place = (const void *)(intptr_t)-1, .status_ignore = (const void *)1, .proc_null = -1,
-    .any_source = -2, .any_tag = -1};
+    .any_source = -2, .any_tag = -1, .undefined = -32766, .byte_type = (mpi_h)(uintptr_t)0x4c00010d};
 
 static const mpi_abi *_Atomic abi;
 static _Atomic bool abi_known;
@@ -58,6 +58,7 @@ static const mpi_abi *recognize(void) {
     void *ompi_world = at_dlsym_on(RTLD_DEFAULT, "ompi_mpi_comm_world");
     if (ompi_world != NULL) {
         open_mpi_abi.world = ompi_world;
+        open_mpi_abi.byte_type = at_dlsym_on(RTLD_DEFAULT, "ompi_mpi_byte");
         return &open_mpi_abi;
     }
     if (at_dlsym_on(RTLD_DEFAULT, "MPII_Version_string") != NULL) return &mpich_abi;
@@ -143,6 +144,16 @@ mpi_h mpi_handle_at(const void *handles, int i) {
     mpi_h h;
     memcpy(&h, (const char *)handles + (size_t)i * sizeof h, sizeof h);
     return h;
+}
+
+int mpi_undefined(void) {
+    const mpi_abi *a = mpi_flavour();
+    return a != NULL ? a->undefined : -32766;
+}
+
+uint64_t mpi_probed_bytes(const mpi_status *st) {
+    const mpi_abi *a = mpi_flavour();
+    return a == NULL || a->byte_type == NULL ? 0 : mpi_received_bytes(st, a->byte_type);
 }
 
 int32_t mpi_tag(int tag) {

@@ -37,6 +37,8 @@ typedef struct {
     const void *in_place;                 /* MPI_IN_PLACE */
     const void *status_ignore;            /* MPI_STATUS_IGNORE (and MPI_STATUSES_IGNORE) */
     int proc_null, any_source, any_tag;   /* MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG */
+    int undefined;                        /* MPI_UNDEFINED (Waitany, Testany, Waitsome, Testsome) */
+    mpi_h byte_type;                      /* MPI_BYTE: a probed message's bytes */
 } mpi_abi;
 
 /* The program's MPI, or NULL when it is neither Open MPI nor MPICH (or there is no MPI). */
@@ -55,6 +57,10 @@ int32_t mpi_status_tag(const mpi_status *st);
 /* Handle `i` of an array of MPI_Request (or the MPI_Comm an argument points to); NULL when the
  * MPI is not known. */
 mpi_h mpi_handle_at(const void *handles, int i);
+/* MPI_UNDEFINED of the program's MPI (an index or count that says "no active request"). */
+int mpi_undefined(void);
+/* The bytes of the message a probe's status describes (PMPI_Get_count with MPI_BYTE). */
+uint64_t mpi_probed_bytes(const mpi_status *st);
 /* A tag argument as recorded: MPI_ANY_TAG is -1. */
 int32_t mpi_tag(int tag);
 
@@ -90,7 +96,8 @@ uint64_t mpi_bytes(int count, mpi_h type);
 /* The bytes a completed receive got, from its status. */
 uint64_t mpi_received_bytes(const mpi_status *st, mpi_h type);
 
-/* Requests started by Isend or Irecv, by handle, until a Wait or Test completes them. */
+/* Requests started by Isend, Irecv or a nonblocking collective (receive false, type NULL), by
+ * handle, until a Wait or Test completes them. */
 typedef struct {
     uint64_t number;  /* from 1 in each process */
     bool receive;

@@ -240,12 +240,14 @@ int main(int argc, char **argv) {
         {.request = U(MpiCompletion, request), .receive = true, .source = I(MpiCompletion, source),
          .tag = I(MpiCompletion, tag), .bytes = U(MpiCompletion, bytes)},
         {.request = 2, .receive = false}};
+    enc_mpi_unrecorded unrecorded[1] = {{.function = S(MpiUnrecorded, function), .calls = U(MpiUnrecorded, calls)}};
     enc_mpi mpi = {.op = U(MpiCall, op), .comm = U(MpiCall, comm), .comm_size = U(MpiCall, comm_size),
         .rank = I(MpiCall, rank), .peer = I(MpiCall, peer), .tag = I(MpiCall, tag), .bytes = U(MpiCall, bytes),
         .device_buffer = true, .recv_peer = I(MpiCall, recv_peer), .recv_tag = I(MpiCall, recv_tag),
         .recv_bytes = U(MpiCall, recv_bytes), .recv_device_buffer = true, .request = U(MpiCall, request),
         .total_bytes = U(MpiCall, total_bytes), .completed = done, .ncompleted = 2,
-        .send_buffer = U(MpiCall, send_buffer), .recv_buffer = U(MpiCall, recv_buffer), .in_place = true};
+        .send_buffer = U(MpiCall, send_buffer), .recv_buffer = U(MpiCall, recv_buffer), .in_place = true,
+        .found = true, .unrecorded = unrecorded, .nunrecorded = 1};
     EVENT(enc_mpi_body(&w, &mpi));
 
     enc_nccl nccl = {.op = U(NcclCall, op), .comm = U(NcclCall, comm), .rank = I(NcclCall, rank),

@@ -26,6 +26,18 @@ final class JobStatsText {
           r.localRank() < 0 ? "-" : Integer.toString(r.localRank()), r.mpiCalls(), r.sent(), Units.size(r.sentBytes()),
           r.received(), Units.size(r.receivedBytes()), r.collectives(), r.file());
     }
+    if (t.ranks().stream().anyMatch(r -> !r.unrecorded().isEmpty())) {
+      out.println();
+      out.println("MPI functions apptrace passed through unrecorded (a replay counts their time as the rank's own work):");
+      for (JobTraffic.RankTraffic r : t.ranks()) {
+        if (!r.unrecorded().isEmpty()) {
+          StringBuilder b = new StringBuilder();
+          r.unrecorded().forEach((f, n) -> b.append(b.isEmpty() ? "" : ", ").append(f).append(' ')
+              .append(String.format(Locale.ROOT, "%,d", n)));
+          out.printf(Locale.ROOT, "%5d  %s%n", r.rank(), b);
+        }
+      }
+    }
     out.println();
     if (t.pairs().isEmpty()) {
       out.println("messages: none");

@@ -8,7 +8,7 @@ import java.util.Map;
  * the communicator (MPI requires every member to call the communicator's collectives in the same
  * order).
  *
- * @param op the operation
+ * @param op the operation, as its members called it ({@code MPI_Iallreduce} for a nonblocking one)
  * @param comm the communicator's id
  * @param commSize its size
  * @param sequence the operation's place among the communicator's collectives, from 0
@@ -21,6 +21,11 @@ public record Collective(MpiOp op, long comm, int commSize, int sequence, int ro
     Map<Integer, Integer> calls) {
   public Collective {
     calls = Map.copyOf(calls);
+  }
+
+  /** A nonblocking collective: its members' calls start it, the Wait or Test of each one's request completes it there. */
+  public boolean nonblocking() {
+    return CollectiveMatching.isNonblocking(op);
   }
 
   /** Every member's call was found in the traces. */

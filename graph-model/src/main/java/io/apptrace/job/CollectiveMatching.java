@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * The collective operations of a job: the k-th collective call of every member of a communicator
- * is one operation (MPI requires the members to call a communicator's collectives in the same
- * order).
+ * is one operation (MPI requires the members to call a communicator's collectives, blocking and
+ * nonblocking alike, in the same order; a nonblocking one matches only the same nonblocking one).
  *
  * @param collectives the operations, by communicator and order
  * @param mismatched operations whose members called different collectives (the traces are not of
@@ -23,9 +23,37 @@ public record CollectiveMatching(List<Collective> collectives, int mismatched) {
     collectives = List.copyOf(collectives);
   }
 
-  /** The collective operations (Barrier and after in {@link MpiOp}). */
+  /** The collective operations, blocking ({@code MPI_Barrier}...) and nonblocking ({@code MPI_Ibarrier}...). */
   public static boolean isCollective(MpiOp op) {
-    return op.getNumber() >= MpiOp.MPI_BARRIER_VALUE;
+    return switch (op) {
+      case MPI_BARRIER, MPI_BCAST, MPI_REDUCE, MPI_ALLREDUCE, MPI_ALLGATHER, MPI_ALLTOALL, MPI_GATHER, MPI_SCATTER,
+          MPI_REDUCE_SCATTER_BLOCK -> true;
+      default -> isNonblocking(op);
+    };
+  }
+
+  /** The nonblocking collectives: the call starts the operation, a Wait or Test of its request completes it. */
+  public static boolean isNonblocking(MpiOp op) {
+    return switch (op) {
+      case MPI_IBARRIER, MPI_IBCAST, MPI_IREDUCE, MPI_IALLREDUCE, MPI_IALLGATHER, MPI_IALLTOALL -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * The blocking collective a nonblocking one does the work of ({@code MPI_Iallreduce}: {@code
+   * MPI_Allreduce}): its buffers, its algorithm and its price; any other operation itself.
+   */
+  public static MpiOp blocking(MpiOp op) {
+    return switch (op) {
+      case MPI_IBARRIER -> MpiOp.MPI_BARRIER;
+      case MPI_IBCAST -> MpiOp.MPI_BCAST;
+      case MPI_IREDUCE -> MpiOp.MPI_REDUCE;
+      case MPI_IALLREDUCE -> MpiOp.MPI_ALLREDUCE;
+      case MPI_IALLGATHER -> MpiOp.MPI_ALLGATHER;
+      case MPI_IALLTOALL -> MpiOp.MPI_ALLTOALL;
+      default -> op;
+    };
   }
 
   private record Key(long comm, int sequence) {}

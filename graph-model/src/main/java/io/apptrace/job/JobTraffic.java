@@ -30,9 +30,17 @@ public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<
     nccl = List.copyOf(nccl);
   }
 
-  /** One rank: its trace, host, MPI calls, and the messages it sent and received. */
+  /**
+   * One rank: its trace, host, MPI calls recorded, the messages it sent and received, its
+   * collectives, and the MPI functions it called that apptrace passed through unrecorded (with
+   * how many times; {@link RankTrace#unrecorded()}).
+   */
   public record RankTraffic(int rank, String file, String host, int localRank, int mpiCalls, long sent,
-      long sentBytes, long received, long receivedBytes, long collectives) {}
+      long sentBytes, long received, long receivedBytes, long collectives, Map<String, Long> unrecorded) {
+    public RankTraffic {
+      unrecorded = java.util.Collections.unmodifiableMap(new TreeMap<>(unrecorded));
+    }
+  }
 
   /** The messages from one rank to another. */
   public record PairTraffic(int source, int dest, long messages, long bytes, long deviceMessages) {}
@@ -77,7 +85,7 @@ public record JobTraffic(List<RankTraffic> ranks, List<PairTraffic> pairs, List<
     for (RankTrace t : job.ranks()) {
       long[] v = perRank.getOrDefault(t.rank(), new long[5]);
       ranks.add(new RankTraffic(t.rank(), t.file().toString(), t.host(), t.localRank(), t.calls().size(), v[0], v[1],
-          v[2], v[3], v[4]));
+          v[2], v[3], v[4], t.unrecorded()));
     }
     List<PairTraffic> pairs = new ArrayList<>();
     perPair.forEach((k, v) -> pairs.add(new PairTraffic((int) (k >>> 32), (int) (long) k, v[0], v[1], v[2])));

@@ -39,6 +39,22 @@ public record RankTrace(Path file, int rank, int worldSize, String host, int loc
     this(file, rank, worldSize, host, localRank, calls, List.of());
   }
 
+  /**
+   * The MPI functions the rank called that the interposer passes through without recording them,
+   * with how many times, as its MPI_Finalize said (MpiCall.unrecorded); empty when it called none,
+   * or its trace has no MPI_Finalize (a rank cut short, or captured by an apptrace that did not
+   * count them). In a replay their time is the rank's own work between the recorded calls.
+   */
+  public java.util.SortedMap<String, Long> unrecorded() {
+    java.util.SortedMap<String, Long> out = new java.util.TreeMap<>();
+    for (MpiEvent e : calls) {
+      if (e.call().getOp() == MpiOp.MPI_FINALIZE) {
+        e.call().getUnrecordedList().forEach(u -> out.merge(u.getFunction(), u.getCalls(), Long::sum));
+      }
+    }
+    return out;
+  }
+
   /** Reads the rank of a trace; a trace that names no rank is refused with its name. */
   public static RankTrace read(Path file) throws IOException, TraceException, JobException {
     List<MpiEvent> calls = new ArrayList<>();

@@ -32,7 +32,7 @@ final class CollectiveBuffers {
     long recv = c.getRecvBuffer();
     boolean inPlace = c.getInPlace();
     List<Buffer> out = new ArrayList<>(2);
-    switch (c.getOp()) {
+    switch (io.apptrace.job.CollectiveMatching.blocking(c.getOp())) { // MPI_Iallreduce: MPI_Allreduce's buffers
       case MPI_BCAST -> out.add(root ? new Buffer(false, send, n) : new Buffer(true, recv, n));
       case MPI_REDUCE -> {
         out.add(contribution(inPlace, send, recv, n));

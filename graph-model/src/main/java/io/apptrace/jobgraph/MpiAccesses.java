@@ -19,7 +19,9 @@ import java.util.TreeSet;
  * that completed the receive (its Wait, for MPI_Irecv; its post, when the trace holds no
  * completion: a correct program does not touch a receive buffer before then); a send or receive
  * the traces cannot match reads or writes its own end only; a collective's members read and write
- * at their calls what {@link CollectiveBuffers} says.
+ * at their calls what {@link CollectiveBuffers} says, a nonblocking collective's members read at
+ * their call and write at the Wait or Test that completed their request (at the call when the trace
+ * holds no completion).
  *
  * @param operations the job's MPI operations: matched messages, then collectives, then the sends
  *     and receives no trace matched
@@ -51,15 +53,17 @@ public record MpiAccesses(List<MpiOperation> operations, List<BufferAccess> acce
     }
     CollectiveMatching cm = CollectiveMatching.of(job);
     for (Collective col : cm.collectives()) {
-      boolean rooted = rooted(col.op());
+      boolean rooted = rooted(CollectiveMatching.blocking(col.op()));
       int op = c.operation(new MpiOperation(MpiOperation.Kind.COLLECTIVE, ApiNames.mpi(col.op()), col.comm(), -1,
           col.bytes(), rooted ? col.root() : -1, -1, new ArrayList<>(new TreeSet<>(col.calls().keySet())),
           col.commSize()));
       for (int r : new TreeSet<>(col.calls().keySet())) {
         int index = col.calls().get(r);
         MpiCall call = c.call(r, index);
+        int done = col.nonblocking() ? c.completion(r, call.getRequest(), index) : index;
         for (CollectiveBuffers.Buffer b : CollectiveBuffers.of(call, rooted && col.root() == r)) {
-          c.access(op, r, index, b.write(), b.address(), b.bytes(), call.getDeviceBuffer(), call.getOp());
+          c.access(op, r, b.write() ? done : index, b.write(), b.address(), b.bytes(), call.getDeviceBuffer(),
+              call.getOp());
         }
       }
     }
@@ -99,6 +103,24 @@ public record MpiAccesses(List<MpiOperation> operations, List<BufferAccess> acce
       RankTrace t = job.rank(rank);
       return t.calls().get(index).call();
     }
+
+    /** The index of the rank's call that completed request {@code request}; {@code otherwise} when none did. */
+    int completion(int rank, long request, int otherwise) {
+      if (request == 0) {
+        return otherwise;
+      }
+      java.util.Map<Long, Integer> done = completions.computeIfAbsent(rank, r -> {
+        java.util.Map<Long, Integer> m = new java.util.HashMap<>();
+        for (io.apptrace.job.MpiEvent e : job.rank(r).calls()) {
+          e.call().getCompletedList().forEach(d -> m.putIfAbsent(d.getRequest(), e.index()));
+        }
+        return m;
+      });
+      return done.getOrDefault(request, otherwise);
+    }
+
+    /** Per rank, request to the index of the call that completed it. */
+    private final java.util.Map<Integer, java.util.Map<Long, Integer>> completions = new java.util.HashMap<>();
 
     int operation(MpiOperation op) {
       operations.add(op);

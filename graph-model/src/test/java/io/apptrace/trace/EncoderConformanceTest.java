@@ -93,6 +93,8 @@ class EncoderConformanceTest {
     checkFields(mpi.getCompleted(0));
     assertThat(mpi.getCompleted(1).getRequest()).isEqualTo(2);
     assertThat(mpi.getCompleted(1).getReceive()).isFalse();
+    assertThat(mpi.getUnrecordedCount()).isEqualTo(1);
+    checkFields(mpi.getUnrecorded(0));
     io.apptrace.proto.GraphExec graph = find(trace, Event.BodyCase.GRAPH_EXEC).getGraphExec();
     assertThat(graph.getNodesCount()).isEqualTo(1);
     checkFields(graph.getNodes(0));

@@ -19,16 +19,19 @@ import java.util.Map;
  * @param sendAt per rank, per MPI call: the index of the message it sends (-1: none)
  * @param recvAt per rank, per MPI call: the index of the message it receives (-1: none)
  * @param collectiveAt per rank, per MPI call: the index of the collective it joins (-1: none)
- * @param posts per rank: request to the index of the Isend or Irecv that started it
+ * @param posts per rank: request to the index of the Isend, Irecv or nonblocking collective that
+ *     started it
+ * @param probeAt per rank, per MPI call: the index of the message an MPI_Probe found (-1: none)
  */
 record JobMatching(List<Message> messages, List<Collective> collectives, int[][] sendAt, int[][] recvAt,
-    int[][] collectiveAt, Map<Long, Integer>[] posts) {
+    int[][] collectiveAt, Map<Long, Integer>[] posts, int[][] probeAt) {
   /** Matches the job's messages and collectives. */
   static JobMatching of(Job job) {
     int world = job.worldSize();
     int[][] sendAt = new int[world][];
     int[][] recvAt = new int[world][];
     int[][] collectiveAt = new int[world][];
+    int[][] probeAt = new int[world][];
     @SuppressWarnings("unchecked")
     Map<Long, Integer>[] posts = new Map[world];
     for (RankTrace t : job.ranks()) {
@@ -37,6 +40,7 @@ record JobMatching(List<Message> messages, List<Collective> collectives, int[][]
       sendAt[r] = filled(n);
       recvAt[r] = filled(n);
       collectiveAt[r] = filled(n);
+      probeAt[r] = filled(n);
       posts[r] = new HashMap<>();
       for (MpiEvent e : t.calls()) {
         if (e.call().getRequest() != 0) {
@@ -44,7 +48,11 @@ record JobMatching(List<Message> messages, List<Collective> collectives, int[][]
         }
       }
     }
-    List<Message> messages = MessageMatching.of(job).messages();
+    MessageMatching matching = MessageMatching.of(job);
+    List<Message> messages = matching.messages();
+    for (MessageMatching.Probe p : matching.probes()) {
+      probeAt[p.rank()][p.call()] = p.message();
+    }
     for (int i = 0; i < messages.size(); i++) {
       Message m = messages.get(i);
       sendAt[m.source()][m.sendPost()] = i;
@@ -55,7 +63,7 @@ record JobMatching(List<Message> messages, List<Collective> collectives, int[][]
       int index = i;
       collectives.get(i).calls().forEach((rank, call) -> collectiveAt[rank][call] = index);
     }
-    return new JobMatching(messages, collectives, sendAt, recvAt, collectiveAt, posts);
+    return new JobMatching(messages, collectives, sendAt, recvAt, collectiveAt, posts, probeAt);
   }
 
   private static int[] filled(int n) {

@@ -41,6 +41,7 @@ public final class JobReplay {
   private final int[][] sendAt;
   private final int[][] recvAt;
   private final int[][] collectiveAt;
+  private final int[][] probeAt;
   /** Per rank, per MPI_Sendrecv: when its send half was done (NaN: not sent yet). */
   private final double[][] sentHalf;
   // per message: when it arrived, when its sender was done with it (NaN: not sent yet), the rank
@@ -117,6 +118,7 @@ public final class JobReplay {
     sendAt = matched.sendAt();
     recvAt = matched.recvAt();
     collectiveAt = matched.collectiveAt();
+    probeAt = matched.probeAt();
     posts = matched.posts();
     arrival = nans(messages.size());
     sendComplete = nans(messages.size());
@@ -126,7 +128,7 @@ public final class JobReplay {
     collectiveEnd = nans(collectives.size());
     members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
     this.nicFree = new double[cluster.nodes()];
-    this.result = new JobReplayResult.Builder(cluster, segments);
+    this.result = new JobReplayResult.Builder(cluster, segments).unrecorded(job);
     this.legStart = new double[messages.size()][];
   }
 
@@ -269,7 +271,17 @@ public final class JobReplay {
         Double r = receiveReady(rank, e.index());
         yield r == null ? null : Math.max(s, Math.max(start, r));
       }
-      case MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_TEST -> completions(rank, e, start);
+      case MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_WAITSOME, MPI_TEST, MPI_TESTALL, MPI_TESTANY, MPI_TESTSOME ->
+          completions(rank, e, start);
+      case MPI_PROBE -> { // waits for the message it found, which stays to be received
+        int i = probeAt[rank][e.index()];
+        if (i >= 0 && Double.isNaN(arrival[i])) {
+          waitsFor = i;
+          yield null;
+        }
+        yield i < 0 ? start : Math.max(start, arrival[i]);
+      }
+      case MPI_IPROBE -> start + overhead;
       // the launcher's start-up and tear-down are not the cluster's: every rank leaves MPI_Init
       // at 0, and MPI_Finalize ends the rank's MPI (both reported with their traced time apart)
       case MPI_INIT, MPI_FINALIZE -> start;
@@ -279,7 +291,16 @@ public final class JobReplay {
     if (end == null) {
       return false;
     }
-    result.account(rank, e.call().getOp(), gap, end - start, e.durationNs() / 1e9);
+    // a Wait or Test of nonblocking collectives only is the collectives' time
+    MpiOp kind = e.call().getOp();
+    int first = e.call().getCompletedCount() == 0 ? -1 : postOf(rank, e.call().getCompleted(0).getRequest());
+    if (first >= 0 && e.call().getCompletedList().stream().allMatch(d -> {
+      int p = postOf(rank, d.getRequest());
+      return p >= 0 && collectiveAt[rank][p] >= 0;
+    })) {
+      kind = c.trace.calls().get(first).call().getOp();
+    }
+    result.account(rank, kind, gap, end - start, e.durationNs() / 1e9);
     exit[rank][e.index()] = end;
     c.clock = end;
     c.next++;
@@ -373,14 +394,31 @@ public final class JobReplay {
     return r == null ? null : Math.max(start, r);
   }
 
+  /**
+   * A Wait or Test ends when every request it completed is done: a receive's message arrived, a
+   * send's sender done with it, a nonblocking collective ended (its last member's call plus its
+   * algorithm's time). A Test that completed nothing takes the overhead o.
+   */
   private Double completions(int rank, MpiEvent e, double start) {
     double end = start;
+    MpiOp op = e.call().getOp();
+    if (e.call().getCompletedCount() == 0 && (op == MpiOp.MPI_TEST || op == MpiOp.MPI_TESTALL
+        || op == MpiOp.MPI_TESTANY || op == MpiOp.MPI_TESTSOME)) {
+      return start + cluster.network().overhead();
+    }
     for (MpiCompletion done : e.call().getCompletedList()) {
       int post = postOf(rank, done.getRequest());
       if (post < 0) {
         continue;
       }
-      if (done.getReceive()) {
+      int k = collectiveAt[rank][post];
+      if (k >= 0) { // a nonblocking collective
+        if (Double.isNaN(collectiveEnd[k])) {
+          waitsFor = -1 - k;
+          return null;
+        }
+        end = Math.max(end, collectiveEnd[k]);
+      } else if (done.getReceive()) {
         Double r = receiveReady(rank, post);
         if (r == null) {
           return null;
@@ -399,18 +437,29 @@ public final class JobReplay {
     return posts[rank].getOrDefault(request, -1);
   }
 
+  /**
+   * A collective starts when its last member calls it and takes its algorithm's time; a blocking
+   * one returns then, a nonblocking one (MPI_Iallreduce...) returns after the overhead o, and the
+   * Wait or Test that completes its request waits for its end ({@link #completions}).
+   */
   private Double collective(int rank, MpiEvent e, double start) throws NodeFileException {
     int k = collectiveAt[rank][e.index()];
+    boolean nonblocking = CollectiveMatching.isNonblocking(e.call().getOp());
+    double returned = start + cluster.network().overhead();
     if (k < 0) {
-      return start + e.durationNs() / 1e9;
+      return nonblocking ? returned : start + e.durationNs() / 1e9;
     }
     if (!Double.isNaN(collectiveEnd[k])) {
       return collectiveEnd[k];
     }
     // a member comes here once before the collective ends: it is set aside until the last one comes
+    // (a nonblocking call goes on at once: each member comes here once)
     Collective c = collectives.get(k);
     latestArrival[k] = arrivedCount[k] == 0 ? start : Math.max(latestArrival[k], start);
     if (++arrivedCount[k] < c.calls().size()) {
+      if (nonblocking) {
+        return returned;
+      }
       waitsFor = -1 - k;
       return null;
     }
@@ -421,8 +470,9 @@ public final class JobReplay {
       params = CollectiveParameters.of(cost, c.calls().keySet(), device);
       parameters.put(key, params);
     }
-    CollectiveCost.Price alg = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(), 0, 0);
-    CollectiveCost.Price p = CollectiveCost.of(c.op(), c.calls().size(), c.bytes(), params.alpha(),
+    MpiOp priced = CollectiveMatching.blocking(c.op()); // MPI_Iallreduce: MPI_Allreduce's algorithm
+    CollectiveCost.Price alg = CollectiveCost.of(priced, c.calls().size(), c.bytes(), params.alpha(), 0, 0);
+    CollectiveCost.Price p = CollectiveCost.of(priced, c.calls().size(), c.bytes(), params.alpha(),
         params.beta(alg.algorithm()), params.gamma());
     double finish = latestArrival[k] + p.seconds();
     collectiveEnd[k] = finish;
@@ -431,6 +481,6 @@ public final class JobReplay {
       members.set(k, null);
     }
     result.collective(c, p, params.interNode());
-    return finish;
+    return nonblocking ? returned : finish;
   }
 }

@@ -150,10 +150,28 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
     private final Map<MpiOp, Object[]> collectives = new TreeMap<>();
 
     private final Map<Integer, RankSegments> segments = new TreeMap<>();
+    /** What the ranks' traces say the interposer passed through unrecorded: the note, by the ranks it concerns. */
+    private final Map<String, java.util.Set<Integer>> unrecorded = new java.util.LinkedHashMap<>();
 
     Builder(Cluster cluster, List<RankSegments> segments) {
       this.cluster = cluster;
       segments.forEach(x -> this.segments.put(x.rank(), x));
+    }
+
+    /**
+     * Notes the MPI functions each rank called that apptrace passed through unrecorded
+     * ({@link io.apptrace.job.RankTrace#unrecorded()}): the replay takes their time for the rank's own work.
+     */
+    Builder unrecorded(io.apptrace.job.Job job) {
+      for (io.apptrace.job.RankTrace t : job.ranks()) {
+        Map<String, Long> u = t.unrecorded();
+        if (!u.isEmpty()) {
+          StringBuilder b = new StringBuilder();
+          u.forEach((f, n) -> b.append(b.isEmpty() ? "" : ", ").append(f).append(" x").append(n));
+          unrecorded.computeIfAbsent(b.toString(), k -> new java.util.TreeSet<>()).add(t.rank());
+        }
+      }
+      return this;
     }
 
     void account(int rank, MpiOp op, double gap, double inCall, double tracedSeconds) {
@@ -237,6 +255,10 @@ public record JobReplayResult(Cluster cluster, double makespan, List<RankTime> r
       int all = nodes.size();
       byNote.forEach((n, ns) -> out.add((ns.size() == all ? all == 1 ? "the node" : "every node" : ns.size() == 1
           ? "node " + ns.iterator().next() : ns.size() + " nodes") + ": " + n));
+      unrecorded.forEach((functions, ranks) -> out.add((ranks.size() == 1 ? "rank " : "ranks ")
+          + ranks.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+          + ": MPI calls apptrace does not record (" + functions + ") are NOT replayed as MPI: their time is"
+          + " counted as the rank's own work and what they send is not priced"));
       out.addAll(RankSegments.approximations(between()));
       return out;
     }
