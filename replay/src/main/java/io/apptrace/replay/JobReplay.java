@@ -55,13 +55,12 @@ public final class JobReplay {
   private final double[] collectiveEnd;
   private final List<List<Cursor>> members;
   private final Map<Long, Integer>[] posts;
-  private final Map<PriceKey, MessageCost.Price> prices = new HashMap<>();
   private final Map<ParameterKey, CollectiveParameters> parameters = new HashMap<>();
   private final PriorityQueue<Cursor> ready = new PriorityQueue<>(
       Comparator.comparingDouble(Cursor::nextStart).thenComparingInt(c -> c.trace.rank()));
   /** What the last step that could not go waits for: a message's index, or -1 - a collective's. */
   private int waitsFor;
-  private final double[] nicFree;
+  private final MessageTransfers transfers;
   /** Per rank, per MPI call: when it returned, seconds, as replayed. */
   private final double[][] exit;
   private final JobReplayResult.Builder result;
@@ -81,13 +80,6 @@ public final class JobReplay {
     this(job, cluster, segments, JobMatching.of(job));
   }
 
-  /**
-   * Per message, per leg of its price ({@link MessageCost.Leg}): how long the leg took on its node's
-   * replay, seconds (NaN: not replayed there, its price alone stands); null: none replayed.
-   */
-  private double[][] legSeconds;
-  /** Per message, per leg: when it started, seconds of the job's time (NaN: not sent). */
-  private final double[][] legStart;
 
   /** The job with each rank's own work as {@code segments} say, its messages and collectives as {@code matched}. */
   JobReplay(Job job, Cluster cluster, List<RankSegments> segments, JobMatching matched) throws NodeFileException {
@@ -127,24 +119,23 @@ public final class JobReplay {
     latestArrival = new double[collectives.size()];
     collectiveEnd = nans(collectives.size());
     members = new ArrayList<>(java.util.Collections.nCopies(collectives.size(), (List<Cursor>) null));
-    this.nicFree = new double[cluster.nodes()];
+    this.transfers = new MessageTransfers(cluster, cost, messages.size());
     this.result = new JobReplayResult.Builder(cluster, segments).unrecorded(job);
-    this.legStart = new double[messages.size()][];
   }
 
   /**
    * Takes each message's legs as long as {@code seconds} says (per message, per leg; null or NaN:
    * its price): their times on the nodes' replays, shared with the ranks' own copies ({@link
-   * JobOverlap}); and notes when each starts ({@link #legStart}).
+   * JobOverlap}); and notes when each starts ({@link #legStart}) ({@link MessageTransfers}).
    */
   JobReplay withLegs(double[][] seconds) {
-    this.legSeconds = seconds;
+    transfers.legs(seconds);
     return this;
   }
 
   /** After {@link #run}: when message {@code m}'s leg {@code leg} started, seconds of the job's time (NaN: never). */
   double legStart(int m, int leg) {
-    return legStart[m] == null ? Double.NaN : legStart[m][leg];
+    return transfers.legStart(m, leg);
   }
 
   /** @throws NodeFileException when the cluster cannot hold the job's ranks */
@@ -167,8 +158,6 @@ public final class JobReplay {
     return a;
   }
 
-  /** What prices a message: its ends and size. */
-  private record PriceKey(int source, int dest, long bytes, boolean sendDevice, boolean recvDevice) {}
 
   /** What a collective's parameters depend on: its members (the communicator) and where its buffers are. */
   private record ParameterKey(long comm, int size, boolean device) {}
@@ -314,66 +303,18 @@ public final class JobReplay {
       return start + cluster.network().overhead(); // its receive is not in the traces
     }
     Message m = messages.get(i);
-    PriceKey k = new PriceKey(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
-    MessageCost.Price p = prices.get(k);
-    if (p == null) {
-      p = cost.of(m.source(), m.dest(), m.bytes(), m.sendDevice(), m.recvDevice());
-      prices.put(k, p);
-    }
-    double inject = start;
-    if (p.interNode()) {
-      int node = cluster.nodeOf(rank);
-      inject = Math.max(start, nicFree[node]);
-      nicFree[node] = inject + p.nicSeconds() + cluster.network().gap();
-    }
-    double took = transfer(i, p, inject);
-    arrival[i] = inject + took;
+    MessageTransfers.Sent sent = transfers.send(i, m, start);
+    MessageCost.Price p = sent.price();
+    double inject = sent.inject();
+    arrival[i] = inject + sent.took();
     if (receiver[i] != null) {
       ready.add(receiver[i]);
       receiver[i] = null;
     }
     double done = inject + cluster.network().overhead() + p.nicSeconds();
     sendComplete[i] = done;
-    result.message(m, p, took, inject - start);
+    result.message(m, p, sent.took(), inject - start);
     return done;
-  }
-
-  /**
-   * Message {@code i}'s time from its injection to its arrival: its price, with each leg as long as
-   * its node's replay took ({@link #withLegs}) where it ran there; notes when each leg starts (the
-   * sender's at the injection, the receiver's once the data crossed the network).
-   */
-  private double transfer(int i, MessageCost.Price p, double inject) {
-    List<MessageCost.Leg> legs = p.legs();
-    if (legs.isEmpty() || legSeconds == null) {
-      return p.seconds(); // no node replays its messages' copies
-    }
-    double[] took = legSeconds[i];
-    double[] d = new double[legs.size()];
-    double before = 0;
-    double after = 0;
-    for (int l = 0; l < d.length; l++) {
-      d[l] = took == null || l >= took.length || Double.isNaN(took[l]) ? legs.get(l).seconds() : took[l];
-      if (legs.get(l).afterWire()) {
-        after += d[l];
-      } else {
-        before += d[l];
-      }
-    }
-    double fixed = p.fixedSeconds();
-    legStart[i] = new double[d.length];
-    double sender = inject;
-    double receiver = inject + before + fixed;
-    for (int l = 0; l < d.length; l++) {
-      if (legs.get(l).afterWire()) {
-        legStart[i][l] = receiver;
-        receiver += d[l];
-      } else {
-        legStart[i][l] = sender;
-        sender += d[l];
-      }
-    }
-    return fixed + before + after;
   }
 
   /** When the message a receive posted at call {@code index} matched has arrived; null: its send is not replayed yet. */
