@@ -86,6 +86,16 @@ MPI_HOOK(int, MPI_Reduce_scatter_block, (const void *s, void *rbuf, int rcount, 
                       mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
+/* Allgather, Alltoall and their nonblocking forms: a rank's contribution (MPI_IN_PLACE: it has the
+ * receive buffer's type and count) and the gathered vector's bytes. */
+static void gathered_bytes(const void *s, int scount, mpi_h stype, int rcount, mpi_h rtype, mpi_h comm,
+                           uint64_t *bytes, uint64_t *total) {
+    mpi_comm_info ci = {0};
+    mpi_comm(comm, &ci);
+    *bytes = mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
+    *total = mpi_bytes(rcount, rtype) * ci.size;
+}
+
 /* Allgather, Alltoall: (send buffer, count, type, receive buffer, count, type, comm). */
 typedef int (*gather_all_fn)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h);
 
@@ -95,13 +105,7 @@ static int gather_all(gather_all_fn real, int op, const void *s, int scount, mpi
     if (!AT_ENTER(&c, 0)) return real(s, scount, stype, rbuf, rcount, rtype, comm);
     int r = real(s, scount, stype, rbuf, rcount, rtype, comm);
     uint64_t b = 0, total = 0;
-    if (r == 0) {
-        mpi_comm_info ci = {0};
-        mpi_comm(comm, &ci);
-        /* MPI_IN_PLACE: the contribution has the receive buffer's type and count */
-        b = mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
-        total = mpi_bytes(rcount, rtype) * ci.size;
-    }
+    if (r == 0) gathered_bytes(s, scount, stype, rcount, rtype, comm, &b, &total);
     return collective(op, comm, -1, b, total, mpi_in_place(s) ? rbuf : s, s, rbuf, &c, r);
 }
 
@@ -192,12 +196,7 @@ static int igather_all(igather_all_fn real, int op, const void *s, int scount, m
     if (req == NULL || !AT_ENTER(&c, 0)) return real(s, scount, stype, rbuf, rcount, rtype, comm, req);
     int r = real(s, scount, stype, rbuf, rcount, rtype, comm, req);
     uint64_t b = 0, total = 0;
-    if (r == 0) {
-        mpi_comm_info ci = {0};
-        mpi_comm(comm, &ci);
-        b = mpi_in_place(s) ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
-        total = mpi_bytes(rcount, rtype) * ci.size;
-    }
+    if (r == 0) gathered_bytes(s, scount, stype, rcount, rtype, comm, &b, &total);
     return collective_req(op, comm, -1, b, total, mpi_in_place(s) ? rbuf : s, s, rbuf, req, &c, r);
 }
 
