@@ -99,8 +99,8 @@ public record MessageMatching(List<Message> messages, List<Half> unmatchedSends,
     List<Half> unmatchedSends = new ArrayList<>();
     sends.values().forEach(unmatchedSends::addAll);
     unmatchedSends.sort(Comparator.comparingInt(Half::rank).thenComparingInt(Half::post));
-    Map<Long, Integer> messageBySend = new HashMap<>();
-    for (int i = 0; i < messages.size(); i++) {
+    Map<Long, Integer> messageBySend = new HashMap<>(); // only for the probes: a job without keeps no such map
+    for (int i = 0; !probed.isEmpty() && i < messages.size(); i++) {
       messageBySend.put(((long) messages.get(i).source() << 32) | messages.get(i).sendPost(), i);
     }
     List<Probe> probes = new ArrayList<>();

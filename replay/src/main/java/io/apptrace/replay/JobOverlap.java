@@ -86,7 +86,9 @@ public final class JobOverlap {
     }
     List<List<RankTrace>> groups = new ArrayList<>(byNode.values());
     List<Integer> nodeIds = new ArrayList<>(byNode.keySet());
-    JobMatching matched = JobMatching.of(job);
+    // the matching is made once iteration 0 has dropped the settled nodes' programs (less memory at
+    // once), unless a node's replay needs the messages' copies before
+    JobMatching[] matching = new JobMatching[1];
     MessageCost cost = new MessageCost(cluster);
     Map<List<Object>, MessageCost.Price> prices = new java.util.HashMap<>();
     List<long[][]> held = new ArrayList<>();
@@ -101,7 +103,10 @@ public final class JobOverlap {
     for (First x : perNode(groups.size(), g -> {
       NodeRanks node = NodeRanks.of(groups.get(g), programs, cluster, options.deviceMap());
       if (node.linkWork()) { // the messages' copies share the links with the ranks' own
-        node = node.withLegs(MessageLegs.on(nodeIds.get(g), matched, cost, prices));
+        if (matching[0] == null) {
+          matching[0] = JobMatching.of(job);
+        }
+        node = node.withLegs(MessageLegs.on(nodeIds.get(g), matching[0], cost, prices));
       }
       long[][] nccl = new long[groups.get(g).size()][];
       for (int k = 0; k < nccl.length; k++) {
@@ -115,6 +120,7 @@ public final class JobOverlap {
       nodes.add(x.node());
       replayed.add(x.replayed());
     }
+    JobMatching matched = matching[0] != null ? matching[0] : JobMatching.of(job);
     NcclReplay nccl = new NcclReplay(cluster, launches);
     List<double[]> legStarts = new ArrayList<>(java.util.Collections.nCopies(groups.size(), (double[]) null));
     NcclReplay.Accounting ncclTimes;
