@@ -1,6 +1,9 @@
 package io.apptrace.jobgraph;
 
 import static io.apptrace.graph.TraceFixture.constPtr;
+import static io.apptrace.jobgraph.JobGraphs.value;
+import static io.apptrace.jobgraph.JobGraphs.reads;
+import static io.apptrace.jobgraph.JobGraphs.writes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apptrace.graph.TraceFixture;
@@ -50,8 +53,8 @@ class JobDvdgNonblockingTest {
       assertThat(o.name()).isEqualTo("MPI_Iallreduce");
     });
     int op = g.mpiOperationId(0);
-    assertThat(values(g, op, true)).containsExactly("r0:alloc0:v1", "r1:alloc0:v1");
-    assertThat(values(g, op, false)).containsExactly("r0:alloc0:v2", "r1:alloc0:v2");
+    assertThat(reads(g, op)).containsExactly("r0:alloc0:v1", "r1:alloc0:v1");
+    assertThat(writes(g, op)).containsExactly("r0:alloc0:v2", "r1:alloc0:v2");
     for (int r = 0; r < 2; r++) {
       assertThat(reads(g, kernel(g, r, 0))).as("rank %d before the Wait: the memset's", r)
           .containsExactly("r" + r + ":alloc0:v1");
@@ -60,33 +63,11 @@ class JobDvdgNonblockingTest {
     }
   }
 
-  private static String value(JobDvdg g, int v) {
-    JobDvdg.RankGraph r = g.ranks().get(g.rankOfValue(v));
-    int local = g.localValue(v);
-    return "r" + r.rank() + ":alloc" + r.dvdg().values().allocation(local) + ":v" + r.dvdg().values().version(local);
-  }
 
-  private static List<String> values(JobDvdg g, int op, boolean inputs) {
-    List<String> out = new ArrayList<>();
-    for (int k = 0; k < (inputs ? g.inputCount(op) : g.outputCount(op)); k++) {
-      out.add(value(g, inputs ? g.input(op, k) : g.output(op, k)));
-    }
-    return out;
-  }
 
-  private static List<String> reads(JobDvdg g, int op) {
-    return values(g, op, true);
-  }
 
   /** The job's id of the k-th launch of sum by a rank. */
   private static int kernel(JobDvdg g, int rank, int k) {
-    JobDvdg.RankGraph r = g.ranks().get(rank);
-    int seen = 0;
-    for (int local : r.local()) {
-      if (r.dvdg().operations().name(local).equals("sum") && seen++ == k) {
-        return r.jobOperation()[local];
-      }
-    }
-    throw new AssertionError("rank " + rank + " has no sum #" + k);
+    return JobGraphs.op(g, rank, "sum", k);
   }
 }

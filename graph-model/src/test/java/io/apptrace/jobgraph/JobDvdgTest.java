@@ -1,6 +1,10 @@
 package io.apptrace.jobgraph;
 
 import static io.apptrace.graph.TraceFixture.constPtr;
+import static io.apptrace.jobgraph.JobGraphs.value;
+import static io.apptrace.jobgraph.JobGraphs.reads;
+import static io.apptrace.jobgraph.JobGraphs.writes;
+import static io.apptrace.jobgraph.JobGraphs.op;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apptrace.graph.AttributedGraph;
@@ -76,50 +80,15 @@ class JobDvdgTest {
     return files;
   }
 
-  /** A value of the job as "rRANK:allocA:vK". */
-  private static String value(JobDvdg g, int v) {
-    JobDvdg.RankGraph r = g.ranks().get(g.rankOfValue(v));
-    int local = g.localValue(v);
-    return "r" + r.rank() + ":alloc" + r.dvdg().values().allocation(local) + ":v" + r.dvdg().values().version(local);
-  }
-
   /** Every MPI operation as "name: inputs -> outputs". */
   private static List<String> mpi(JobDvdg g) {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < g.mpiOperations().size(); i++) {
       int op = g.mpiOperationId(i);
-      List<String> in = new ArrayList<>();
-      for (int k = 0; k < g.inputCount(op); k++) {
-        in.add(value(g, g.input(op, k)));
-      }
-      List<String> outs = new ArrayList<>();
-      for (int k = 0; k < g.outputCount(op); k++) {
-        outs.add(value(g, g.output(op, k)));
-      }
-      out.add(g.mpiOperations().get(i).name() + ": " + String.join(" ", in) + " -> " + String.join(" ", outs));
+      out.add(g.mpiOperations().get(i).name() + ": " + String.join(" ", reads(g, op)) + " -> "
+          + String.join(" ", writes(g, op)));
     }
     return out;
-  }
-
-  /** The values the job's operation {@code op} (of a rank) reads. */
-  private static List<String> reads(JobDvdg g, int op) {
-    List<String> in = new ArrayList<>();
-    for (int k = 0; k < g.inputCount(op); k++) {
-      in.add(value(g, g.input(op, k)));
-    }
-    return in;
-  }
-
-  /** The job's id of the {@code k}-th operation named {@code name} of rank {@code rank}. */
-  private static int op(JobDvdg g, int rank, String name, int k) {
-    JobDvdg.RankGraph r = g.ranks().get(rank);
-    int seen = 0;
-    for (int local : r.local()) {
-      if (r.dvdg().operations().name(local).equals(name) && seen++ == k) {
-        return r.jobOperation()[local];
-      }
-    }
-    throw new AssertionError("rank " + rank + " has no " + name + " #" + k);
   }
 
   /**

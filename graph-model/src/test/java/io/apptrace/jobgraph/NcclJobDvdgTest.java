@@ -2,6 +2,10 @@ package io.apptrace.jobgraph;
 
 import static io.apptrace.graph.TraceFixture.constPtr;
 import static io.apptrace.graph.TraceFixture.ptr;
+import static io.apptrace.jobgraph.JobGraphs.value;
+import static io.apptrace.jobgraph.JobGraphs.reads;
+import static io.apptrace.jobgraph.JobGraphs.writes;
+import static io.apptrace.jobgraph.JobGraphs.op;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -76,13 +80,6 @@ class NcclJobDvdgTest {
     return JobDvdgBuilder.build(Job.read(files));
   }
 
-  /** A value of the job as "rRANK:allocA:vK". */
-  private static String value(JobDvdg g, int v) {
-    JobDvdg.RankGraph r = g.ranks().get(g.rankOfValue(v));
-    int local = g.localValue(v);
-    return "r" + r.rank() + ":alloc" + r.dvdg().values().allocation(local) + ":v" + r.dvdg().values().version(local);
-  }
-
   /** Every NCCL operation as "name: inputs -> outputs". */
   private static List<String> nccl(JobDvdg g) {
     List<String> out = new ArrayList<>();
@@ -94,33 +91,7 @@ class NcclJobDvdgTest {
     return out;
   }
 
-  private static List<String> reads(JobDvdg g, int op) {
-    List<String> in = new ArrayList<>();
-    for (int k = 0; k < g.inputCount(op); k++) {
-      in.add(value(g, g.input(op, k)));
-    }
-    return in;
-  }
 
-  private static List<String> writes(JobDvdg g, int op) {
-    List<String> out = new ArrayList<>();
-    for (int k = 0; k < g.outputCount(op); k++) {
-      out.add(value(g, g.output(op, k)));
-    }
-    return out;
-  }
-
-  /** The job's id of the {@code k}-th operation named {@code name} of the rank at index {@code rank}. */
-  private static int op(JobDvdg g, int rank, String name, int k) {
-    JobDvdg.RankGraph r = g.ranks().get(rank);
-    int seen = 0;
-    for (int local : r.local()) {
-      if (r.dvdg().operations().name(local).equals(name) && seen++ == k) {
-        return r.jobOperation()[local];
-      }
-    }
-    throw new AssertionError("rank " + rank + " has no " + name + " #" + k);
-  }
 
   /** The races of a rank's graph as "writer -> reader", in the job's operation ids. */
   private static List<String> races(JobDvdg g, int rank) {
