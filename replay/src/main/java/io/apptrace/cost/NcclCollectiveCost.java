@@ -50,12 +50,4 @@ public final class NcclCollectiveCost {
       default -> throw new IllegalArgumentException("not an NCCL collective: " + op);
     };
   }
-
-  /** Whether {@code op} is a collective (not a send, a receive, a group or a communicator's call). */
-  public static boolean collective(NcclOp op) {
-    return switch (op) {
-      case NCCL_ALL_REDUCE, NCCL_BROADCAST, NCCL_REDUCE, NCCL_ALL_GATHER, NCCL_REDUCE_SCATTER -> true;
-      default -> false;
-    };
-  }
 }

@@ -121,7 +121,7 @@ public final class JobOverlap {
       replayed.add(x.replayed());
     }
     JobMatching matched = matching[0] != null ? matching[0] : JobMatching.of(job);
-    NcclReplay nccl = new NcclReplay(cluster, launches);
+    NcclReplay nccl = new NcclReplay(job, cluster, launches);
     List<double[]> legStarts = new ArrayList<>(java.util.Collections.nCopies(groups.size(), (double[]) null));
     NcclReplay.Accounting ncclTimes;
     JobReplayResult result;

@@ -1,7 +1,7 @@
 package io.apptrace.replay;
 
-import io.apptrace.cost.NcclCollectiveCost;
 import io.apptrace.job.NcclEvent;
+import io.apptrace.job.NcclMatching;
 import io.apptrace.job.RankTrace;
 import io.apptrace.proto.NcclOp;
 import io.apptrace.trace.ApiNames;
@@ -43,7 +43,7 @@ final class NcclLaunches {
 
   /** Whether an NCCL call puts work on its stream. */
   static boolean launches(NcclOp op) {
-    return NcclCollectiveCost.collective(op) || op == NcclOp.NCCL_SEND || op == NcclOp.NCCL_RECV;
+    return NcclMatching.isCollective(op) || op == NcclOp.NCCL_SEND || op == NcclOp.NCCL_RECV;
   }
 
   /**

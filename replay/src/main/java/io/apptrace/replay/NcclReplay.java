@@ -4,13 +4,16 @@ import io.apptrace.cost.CollectiveCost;
 import io.apptrace.cost.CollectiveParameters;
 import io.apptrace.cost.MessageCost;
 import io.apptrace.cost.NcclCollectiveCost;
+import io.apptrace.job.Job;
 import io.apptrace.job.NcclEvent;
+import io.apptrace.job.NcclMatching;
 import io.apptrace.node.Cluster;
 import io.apptrace.node.NodeFileException;
 import io.apptrace.proto.NcclCall;
 import io.apptrace.proto.NcclOp;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,8 +26,8 @@ import java.util.TreeSet;
  * members' placement on the cluster ({@link CollectiveParameters}); a send and its receive start
  * when both streams got to them and take the point-to-point time of {@link MessageCost} between
  * the two ranks' GPUs (device buffers). A launch of several operations (a group) ends with its
- * last. Collectives are matched by communicator id and their order on it, as NCCL requires every
- * rank to call them in one order; sends and receives by communicator, the two ranks, and order.
+ * last. The operations are the job graph's ({@link NcclMatching}: collectives by communicator id
+ * and their order on it, sends and receives by communicator, the two ranks and order).
  *
  * <p>What a replay of one node cannot know is said: a communicator whose members are GPUs of one
  * process ({@code ncclCommInitAll}) has its members in one trace, and its operations end when
@@ -56,11 +59,14 @@ final class NcclReplay {
    */
   private record Instance(NcclOp op, long comm, List<int[]> members, NcclCall call) {}
 
-  NcclReplay(Cluster cluster, Map<Integer, List<NcclLaunches.Launch>> launches) throws NodeFileException {
+  /** Collectives whose members called different operations (left out by {@link NcclMatching}). */
+  private int mismatched;
+
+  NcclReplay(Job job, Cluster cluster, Map<Integer, List<NcclLaunches.Launch>> launches) throws NodeFileException {
     this.cluster = cluster;
     this.cost = new MessageCost(cluster);
     this.launches = launches;
-    match();
+    match(job);
   }
 
   /** Whether the job has NCCL launches. */
@@ -68,52 +74,57 @@ final class NcclReplay {
     return launches.values().stream().anyMatch(l -> !l.isEmpty());
   }
 
-  private record CollectiveKey(long comm, long seq) {}
-
-  private record PairKey(long comm, int from, int to, long seq) {}
-
-  private void match() {
-    Map<CollectiveKey, Integer> collectives = new HashMap<>();
-    Map<PairKey, Integer> pairs = new HashMap<>();
-    Map<List<Long>, Long> seq = new HashMap<>(); // (rank, comm, [kind, from, to]) -> calls so far
-    for (Map.Entry<Integer, List<NcclLaunches.Launch>> e : new TreeMap<>(launches).entrySet()) {
-      int rank = e.getKey();
+  /**
+   * The job's NCCL operations ({@link NcclMatching}: collectives by communicator and order, sends
+   * and receives by communicator, the two ranks and order) as instances over the launches that run
+   * them; a send or receive no trace matched is an instance of its one end.
+   */
+  private void match(Job job) {
+    Map<NcclEvent, int[]> launchOf = new IdentityHashMap<>(); // a call -> {world rank, its launch}
+    for (Map.Entry<Integer, List<NcclLaunches.Launch>> e : launches.entrySet()) {
       List<List<Integer>> perLaunch = new ArrayList<>();
       for (int j = 0; j < e.getValue().size(); j++) {
-        List<Integer> joined = new ArrayList<>();
         for (NcclEvent part : e.getValue().get(j).parts()) {
-          NcclCall c = part.call();
-          long comm = c.getCommId() != 0 ? c.getCommId() : c.getComm();
-          int[] member = {rank, j};
-          if (NcclCollectiveCost.collective(c.getOp())) {
-            long n = seq.merge(List.of((long) rank, comm, (long) c.getRank(), -1L), 1L, Long::sum);
-            int k = collectives.computeIfAbsent(new CollectiveKey(comm, n), x -> {
-              instances.add(new Instance(c.getOp(), comm, new ArrayList<>(), c));
-              return instances.size() - 1;
-            });
-            instances.get(k).members().add(member);
-            joined.add(k);
-          } else {
-            boolean send = c.getOp() == NcclOp.NCCL_SEND;
-            int from = send ? c.getRank() : c.getPeer();
-            int to = send ? c.getPeer() : c.getRank();
-            long n = seq.merge(List.of((long) rank, comm, send ? 1L : 2L, (long) from, (long) to), 1L, Long::sum);
-            int k = pairs.computeIfAbsent(new PairKey(comm, from, to, n), x -> {
-              instances.add(new Instance(NcclOp.NCCL_SEND, comm, new ArrayList<>(), c));
-              return instances.size() - 1;
-            });
-            List<int[]> m = instances.get(k).members();
-            if (send) {
-              m.add(0, member);
-            } else {
-              m.add(member);
-            }
-            joined.add(k);
-          }
+          launchOf.put(part, new int[] {e.getKey(), j});
         }
-        perLaunch.add(joined);
+        perLaunch.add(new ArrayList<>());
       }
-      joins.put(rank, perLaunch);
+      joins.put(e.getKey(), perLaunch);
+    }
+    Map<Integer, List<NcclEvent>> calls = new HashMap<>();
+    job.ranks().forEach(t -> calls.put(t.rank(), t.ncclCalls()));
+    NcclMatching m = NcclMatching.of(job);
+    for (NcclMatching.Collective c : m.collectives()) {
+      add(c.op(), c.commId(), c.calls(), launchOf, calls);
+    }
+    for (NcclMatching.Message msg : m.messages()) {
+      add(NcclOp.NCCL_SEND, msg.commId(), List.of(msg.send(), msg.recv()), launchOf, calls);
+    }
+    for (NcclMatching.Call c : m.unmatchedSends()) {
+      add(NcclOp.NCCL_SEND, c.call().getCommId(), List.of(c), launchOf, calls);
+    }
+    for (NcclMatching.Call c : m.unmatchedReceives()) {
+      add(NcclOp.NCCL_SEND, c.call().getCommId(), List.of(c), launchOf, calls);
+    }
+    mismatched = m.mismatched();
+  }
+
+  /** An instance of {@code op} over the launches that run {@code members}' calls (a send's first). */
+  private void add(NcclOp op, long comm, List<NcclMatching.Call> members, Map<NcclEvent, int[]> launchOf,
+      Map<Integer, List<NcclEvent>> calls) {
+    List<int[]> at = new ArrayList<>();
+    for (NcclMatching.Call c : members) {
+      int[] l = launchOf.get(calls.get(c.rank()).get(c.index()));
+      if (l != null) {
+        at.add(l);
+      }
+    }
+    if (at.isEmpty()) {
+      return;
+    }
+    instances.add(new Instance(op, comm, at, members.get(0).call()));
+    for (int[] l : at) {
+      joins.get(l[0]).get(l[1]).add(instances.size() - 1);
     }
   }
 
@@ -122,6 +133,7 @@ final class NcclReplay {
    * start}: per world rank, per launch; NaN: never); collects what {@code out} reports.
    */
   Map<Integer, double[]> ends(Map<Integer, double[]> start, Accounting out) throws NodeFileException {
+    out.mismatched = mismatched;
     double[] instanceEnd = new double[instances.size()];
     for (int k = 0; k < instances.size(); k++) {
       Instance in = instances.get(k);
@@ -188,6 +200,7 @@ final class NcclReplay {
     /** Per operation: algorithm, operations, bytes, seconds, inter-node, not priced. */
     private final Map<NcclOp, Object[]> ops = new TreeMap<>();
     private final Map<Integer, Double> perRank = new TreeMap<>();
+    private int mismatched;
 
     void instance(Instance in, CollectiveCost.Price p, TreeSet<Integer> ranks, Cluster cluster) {
       Object[] v = ops.computeIfAbsent(in.op(), k -> new Object[] {"", 0L, 0L, 0.0, 0L, 0L});
@@ -209,7 +222,7 @@ final class NcclReplay {
 
     /** What the report must say of the NCCL work: what it approximates, and the operations not priced. */
     List<String> notes() {
-      if (ops.isEmpty()) {
+      if (ops.isEmpty() && mismatched == 0) {
         return List.of();
       }
       List<String> out = new ArrayList<>();
@@ -217,6 +230,11 @@ final class NcclReplay {
           + " price (ring, or double binary tree for all-reduce when cheaper); it takes no GPU engine or SMs from"
           + " the ranks' kernels, and its transfers share neither the node's links with the ranks' copies nor the"
           + " NICs with MPI's messages");
+      if (mismatched > 0) {
+        out.add(mismatched + " NCCL collective(s) NOT priced: their members called different operations or roots"
+            + " at that place in the communicator's order (a trace of another program, or one cut short); their"
+            + " launches end when their streams get to them");
+      }
       long n = ops.values().stream().mapToLong(v -> (Long) v[5]).sum();
       if (n > 0) {
         out.add(n + " NCCL operation(s) NOT priced: their communicator's members are not ranks of their own in the"

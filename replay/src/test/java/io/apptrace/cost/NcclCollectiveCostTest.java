@@ -63,8 +63,8 @@ class NcclCollectiveCostTest {
   @Test
   void oneRankCostsNothingAndPointToPointIsNotACollective() {
     assertThat(NcclCollectiveCost.of(NcclOp.NCCL_ALL_REDUCE, 1, 1 << 20, 0, A, B).seconds()).isZero();
-    assertThat(NcclCollectiveCost.collective(NcclOp.NCCL_SEND)).isFalse();
-    assertThat(NcclCollectiveCost.collective(NcclOp.NCCL_REDUCE_SCATTER)).isTrue();
+    assertThat(io.apptrace.job.NcclMatching.isCollective(NcclOp.NCCL_SEND)).isFalse();
+    assertThat(io.apptrace.job.NcclMatching.isCollective(NcclOp.NCCL_REDUCE_SCATTER)).isTrue();
     assertThatThrownBy(() -> NcclCollectiveCost.of(NcclOp.NCCL_SEND, 2, 8, 0, A, B))
         .isInstanceOf(IllegalArgumentException.class);
   }
